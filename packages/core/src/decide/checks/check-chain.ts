@@ -1,0 +1,82 @@
+/**
+ * Step 4: every link of the chain, root to leaf, is active, unexpired and validly delegated. Reasons are checked in
+ * order across the whole chain (any revoked link names `authority_revoked` even when another is expired), so a
+ * revocation always reads as a revocation. Attacker assumption: the chain may be reordered, cut, looped, or hold a
+ * link wider than its parent; each of those is `delegation_invalid`.
+ */
+import { actionsCoveredBy } from '../action-from-subject.ts';
+import { isNonEmptyString, ownValue } from '../guards.ts';
+import { compareInstants, parseInstant } from '../instant.ts';
+import { sameEntity, sameInstrument } from '../same-ref.ts';
+import { findMalformedScopeFields, knownScopeFields } from '../scope-fields.ts';
+import { findWiderFields, inheritScope } from '../scope-subset.ts';
+import type { GrantScope, GrantSnapshot } from '../types.ts';
+import { fail, pass, quote, type CheckContext, type CheckVerdict } from './check-context.ts';
+
+export function checkChain(ctx: CheckContext): CheckVerdict {
+  const { grants } = ctx;
+  for (const grant of grants) {
+    if (grant.state !== 'active') {
+      return fail('authority_revoked', `grant ${quote(grant.grant_id)} is ${quote(grant.state)}`);
+    }
+  }
+  for (const grant of grants) {
+    const validUntil = ownValue(grant.scope, 'valid_until');
+    if (validUntil === undefined) continue;
+    const until = parseInstant(validUntil);
+    if (!until) return fail('authority_expired', `grant ${quote(grant.grant_id)} valid_until is not a timestamp`);
+    if (!ctx.now) return fail('authority_expired', '`now` is not a valid timestamp');
+    if (compareInstants(until, ctx.now) <= 0) {
+      return fail('authority_expired', `grant ${quote(grant.grant_id)} expired at ${quote(validUntil)}`);
+    }
+  }
+  if (!ctx.now) return fail('authority_expired', '`now` is not a valid timestamp');
+  const invalid = findDelegationProblem(grants);
+  if (invalid) return fail('delegation_invalid', invalid);
+  ctx.scopes = grants.map((grant) => knownScopeFields(grant.scope));
+  return pass(grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`);
+}
+
+function findDelegationProblem(grants: readonly GrantSnapshot[]): string | undefined {
+  const seen = new Set<string>();
+  let parentEffective: GrantScope | undefined;
+  const last = grants.length - 1;
+  for (const [i, grant] of grants.entries()) {
+    const id = quote(grant.grant_id);
+    if (!isNonEmptyString(grant.grant_id)) return `link ${i} has no grant id`;
+    if (seen.has(grant.grant_id)) return `grant ${id} appears twice in the chain`;
+    seen.add(grant.grant_id);
+    const malformed = findMalformedScopeFields(grant.scope);
+    if (malformed.length > 0) return `grant ${id} has malformed ${malformed.join(', ')}`;
+    if (grant.signature_valid !== true) return `grant ${id} signature does not verify`;
+    const own = knownScopeFields(grant.scope);
+    const parent = grants[i - 1];
+    if (!parent) {
+      if (grant.parent_grant_id !== null && grant.parent_grant_id !== undefined) {
+        return `chain does not start at a root grant: ${id} has a parent`;
+      }
+    } else {
+      if (grant.parent_grant_id !== parent.grant_id) return `grant ${id} is not a child of ${quote(parent.grant_id)}`;
+      if (!sameEntity(grant.principal_entity_id, parent.principal_entity_id)) {
+        return `grant ${id} is for another principal than its parent`;
+      }
+      if (!sameInstrument(grant.resource_id, parent.resource_id)) {
+        return `grant ${id} is for another instrument than its parent`;
+      }
+      const parentActions = actionsCoveredBy(parent.capability_id);
+      if (!actionsCoveredBy(grant.capability_id).every((a) => parentActions.includes(a))) {
+        return `grant ${id} capability is wider than its parent's`;
+      }
+      const wider = findWiderFields(own, parentEffective ?? {});
+      if (wider.length > 0) return `grant ${id} is wider than its parent: ${wider.join(', ')}`;
+    }
+    if (grant.depth !== i) return `grant ${id} depth ${quote(grant.depth)} is not its position ${i}`;
+    parentEffective = inheritScope(parentEffective, own);
+    if (i < last && parentEffective.may_delegate !== true) return `grant ${id} may not be delegated`;
+    const depth = own.max_delegation_depth;
+    if (depth !== undefined && last - i > depth) {
+      return `grant ${id} allows ${depth} delegation level(s) below it, the chain has ${last - i}`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,152 @@
+/**
+ * The decision engine, written by hand: the checks and their order are this product's contract (CONTRACT section 3),
+ * and no policy library runs them at millions per second with the diagnostics replay needs.
+ *
+ * decide is a pure, synchronous, deterministic function of (request, snapshot, now): no clock, no I/O, no
+ * randomness, so the server, offline replay and the browser simulator reach the same result from the same facts.
+ * It never throws: a malformed input fails the check that reads it, and a check that throws fails with that check's
+ * fail-closed reason (a deny).
+ */
+import { isPurchaseAction } from './action-from-subject.ts';
+import { BASKET_HASH_PATTERN, computeBasketHash } from './basket-hash.ts';
+import { checkAmount } from './checks/check-amount.ts';
+import { checkApproval } from './checks/check-approval.ts';
+import { checkAuthority } from './checks/check-authority.ts';
+import { checkChain } from './checks/check-chain.ts';
+import type { Check, CheckContext, CheckVerdict } from './checks/check-context.ts';
+import { checkEntities } from './checks/check-entities.ts';
+import { checkMerchant } from './checks/check-merchant.ts';
+import { checkPayload } from './checks/check-payload.ts';
+import { checkRisk } from './checks/check-risk.ts';
+import { computeEffectiveScope } from './effective-scope.ts';
+import { isRecord } from './guards.ts';
+import { parseInstant } from './instant.ts';
+import { CHECK_ORDER, REASON_CODES, type CheckName, type ReasonCode } from './reason-codes.ts';
+import type {
+  CheckDiagnostic,
+  DecisionRequest,
+  DecisionResult,
+  DecisionSnapshot,
+  GrantSnapshot,
+  Obligation,
+  StopCondition,
+} from './types.ts';
+
+const CHECKS: Record<CheckName, Check> = {
+  payload: checkPayload,
+  entities: checkEntities,
+  authority: checkAuthority,
+  chain: checkChain,
+  merchant: checkMerchant,
+  amount: checkAmount,
+  risk: checkRisk,
+  approval: checkApproval,
+};
+
+/** The reason a check fails with when it throws on malformed input. */
+const FAIL_CLOSED: Record<CheckName, ReasonCode> = {
+  payload: 'payload_signature_invalid',
+  entities: 'principal_inactive',
+  authority: 'authority_not_found',
+  chain: 'delegation_invalid',
+  merchant: 'merchant_unknown',
+  amount: 'amount_above_agent_threshold',
+  risk: 'risk_state_blocked',
+  approval: 'approval_mismatch',
+};
+
+export const ALLOW_STOP_CONDITIONS: readonly StopCondition[] = [
+  'actor.stop_signal',
+  'delegation.revoked',
+  'scope.attenuated',
+];
+
+/**
+ * Decides one request. `now` is the server's clock as an ISO 8601 timestamp (`2026-04-15T10:00:00Z`); an invalid
+ * `now` fails every time-dependent check.
+ */
+export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now: string): DecisionResult {
+  const req: DecisionRequest = isRecord(request) ? request : ({} as DecisionRequest);
+  const snap: DecisionSnapshot = isRecord(snapshot) ? snapshot : ({} as DecisionSnapshot);
+  const ctx: CheckContext = {
+    request: req,
+    snapshot: snap,
+    now: parseInstant(now),
+    action: safely(() => (isPurchaseAction(req.action) ? req.action : undefined), undefined),
+    grants: safely(() => readGrants(snap.grants), []),
+    basket: safely(() => bindBasket(req), { problem: 'request is malformed' }),
+  };
+  const checks: CheckDiagnostic[] = [];
+  let decisive: { reason: ReasonCode } | undefined;
+  let approved = false;
+  for (const name of CHECK_ORDER) {
+    if (decisive) {
+      checks.push({ check: name, outcome: 'skip' });
+      continue;
+    }
+    const verdict = runCheck(name, ctx);
+    checks.push({ check: name, ...verdict });
+    if (verdict.outcome === 'fail') decisive = { reason: verdict.reason };
+    else if (verdict.reason === 'approved_by_principal') approved = true;
+  }
+  const reason: ReasonCode =
+    decisive?.reason ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
+  const decision = REASON_CODES[reason].decision;
+  const obligations: Obligation[] = [{ type: 'audit.emit' }];
+  if (ctx.basket.hash) obligations.push({ type: 'basket_hash_binding', basket_hash: ctx.basket.hash });
+  const result: DecisionResult = {
+    decision,
+    reason,
+    obligations,
+    stop_conditions: decision === 'allow_with_constraints' ? [...ALLOW_STOP_CONDITIONS] : [],
+    diagnostics: { checks },
+  };
+  if (decision === 'allow_with_constraints' && ctx.action === 'execute' && req.amount) {
+    result.reservation = {
+      amount: { minor: req.amount.minor, currency: req.amount.currency },
+      grant_ids: ctx.grants.map((grant) => grant.grant_id),
+    };
+  }
+  if (ctx.scopes) result.effective_scope = computeEffectiveScope(ctx.scopes);
+  return result;
+}
+
+function runCheck(name: CheckName, ctx: CheckContext): CheckVerdict {
+  try {
+    return CHECKS[name](ctx);
+  } catch {
+    return { outcome: 'fail', reason: FAIL_CLOSED[name], detail: 'malformed input' };
+  }
+}
+
+/** Reads a value from input that may throw (a getter in a hostile object); the fallback fails closed later. */
+function safely<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/** The chain as an array of objects; any other shape is read as no chain (the authority check then denies). */
+function readGrants(value: unknown): GrantSnapshot[] {
+  if (!Array.isArray(value) || !value.every(isRecord)) return [];
+  return value as unknown as GrantSnapshot[];
+}
+
+function bindBasket(request: DecisionRequest): CheckContext['basket'] {
+  const given = request.basket_hash;
+  if (given !== undefined && (typeof given !== 'string' || !BASKET_HASH_PATTERN.test(given))) {
+    return { problem: 'basket_hash is not `sha-256:` + base64url' };
+  }
+  if (request.basket === undefined) return given === undefined ? {} : { hash: given };
+  let computed: string;
+  try {
+    if (!isRecord(request.basket)) throw new Error('not an object');
+    computed = computeBasketHash(request.basket);
+  } catch {
+    return { problem: 'basket is not canonical json' };
+  }
+  if (given !== undefined && given !== computed) return { problem: 'basket_hash does not match the basket' };
+  return { hash: computed };
+}

@@ -1,0 +1,201 @@
+/**
+ * Inputs and output of `decide`. Field names are snake_case because requests, snapshots and results are stored as
+ * JSON in evidence packs and replayed offline years later: these shapes are a stored format, change them additively.
+ * Every amount is an integer of minor units (a safe integer); the server converts at the edge, decide never does.
+ */
+import type { CheckName, Decision, ReasonCode } from './reason-codes.ts';
+
+/** Structurally identical to core's money `Money`: integer minor units (2 decimals EUR, 0 JPY, 3 BHD). */
+export interface MinorMoney {
+  minor: number;
+  currency: string;
+}
+
+export type PurchaseAction =
+  'search' | 'compare' | 'prepare' | 'request_approval' | 'execute' | 'refund_request' | 'dispute_prepare';
+
+export interface DecisionRequest {
+  actor_entity_id: string;
+  principal_entity_id: string;
+  /** capability id; must agree with `action` (see `actionFromSubject`) */
+  subject: string;
+  action: PurchaseAction;
+  /** plain merchant id, as `resource.merchant_id` carries it */
+  merchant_id?: string;
+  amount?: MinorMoney;
+  /** card token id `ns:card_token:<id>` (the credential form is accepted too) */
+  instrument_id?: string;
+  /** the basket as sent; decide hashes it (RFC 8785 + SHA-256) and binds the hash */
+  basket?: Record<string, unknown>;
+  /** `sha-256:` + base64url; when `basket` is given too, both must agree */
+  basket_hash?: string;
+  /** the retry of a `require_approval` decision names that decision */
+  policy_decision_id?: string;
+  /** recorded in evidence, never decisive */
+  context?: Record<string, unknown>;
+}
+
+export interface PayloadSnapshot {
+  /** false when the caller is not required to sign (the check is then skipped) */
+  required: boolean;
+  present: boolean;
+  signature_valid: boolean;
+  /** RFC 9421 `created`, unix seconds */
+  created?: number;
+  nonce_fresh: boolean;
+  window_seconds: number;
+}
+
+export type EntityState = 'active' | 'suspended' | 'tombstoned';
+
+export interface EntitySnapshot {
+  entity_id: string;
+  type: 'person' | 'organisation' | 'agent';
+  state: EntityState;
+}
+
+export interface InstrumentSnapshot {
+  card_token_id: string;
+  principal_entity_id: string;
+  state: 'active' | 'suspended';
+}
+
+export interface GrantScope {
+  max_amount_per_purchase?: MinorMoney;
+  max_daily_amount?: MinorMoney;
+  requires_approval_above?: MinorMoney;
+  allowed_merchant_categories?: string[];
+  blocked_merchant_categories?: string[];
+  allowed_jurisdictions?: string[];
+  /** ISO 8601 timestamp; the grant is expired when `valid_until <= now` */
+  valid_until?: string;
+  allowed_actions?: PurchaseAction[];
+  may_delegate?: boolean;
+  /** how many further levels of delegation may hang below this grant (0: none) */
+  max_delegation_depth?: number;
+}
+
+export type GrantState = 'active' | 'revoked' | 'suspended';
+
+export interface GrantSnapshot {
+  grant_id: string;
+  /** null for the root grant */
+  parent_grant_id: string | null;
+  principal_entity_id: string;
+  actor_entity_id: string;
+  capability_id: string;
+  /** the card token credential `ns:credential:card-token:<id>` */
+  resource_id: string;
+  state: GrantState;
+  /** the grant's own scope; an omitted field inherits the parent's value (CONTRACT section 5) */
+  scope: GrantScope;
+  /** reserved + settled today (UTC day) against this grant and its subtree */
+  spent_today: MinorMoney;
+  /** number of ancestors: 0 for the root */
+  depth: number;
+  /** the link's signatures (service and, when registered, delegator) verified */
+  signature_valid: boolean;
+}
+
+export type GrantLookup = 'found' | 'authority_not_found' | 'capability_not_granted';
+
+export interface MerchantSnapshot {
+  merchant_id: string;
+  /** ISO 18245 MCC (`"5411"`) or a named category; compared as exact strings */
+  category: string;
+  /** ISO 3166-1 alpha-2 */
+  jurisdiction: string;
+  state: 'active' | 'suspended';
+}
+
+export type RiskState = 'normal' | 'elevated' | 'blocked';
+
+export interface RiskSnapshot {
+  actor: RiskState;
+  principal: RiskState;
+  instrument: RiskState;
+}
+
+/** The request fields an approval was granted for; a retry must repeat them exactly. */
+export interface ApprovalBinding {
+  actor_entity_id: string;
+  principal_entity_id: string;
+  subject: string;
+  merchant_id?: string;
+  amount?: MinorMoney;
+  instrument_id?: string;
+  basket_hash?: string;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface ApprovalSnapshot {
+  approval_id: string;
+  /** the `require_approval` decision that created the approval; a retry names it */
+  policy_decision_id: string;
+  status: ApprovalStatus;
+  expires_at: string;
+  bound: ApprovalBinding;
+}
+
+export interface PolicySnapshot {
+  /** `ns:policy:<name>` */
+  policy_id: string;
+  version: string;
+}
+
+/** Every fact decide reads. The server loads it, evidence packs store it, replay re-runs decide on it. */
+export interface DecisionSnapshot {
+  payload: PayloadSnapshot;
+  principal: EntitySnapshot | null;
+  actor: EntitySnapshot | null;
+  instrument: InstrumentSnapshot | null;
+  /** the chain covering the request, ROOT FIRST, leaf last; empty when none */
+  grants: GrantSnapshot[];
+  grant_lookup: GrantLookup;
+  merchant: MerchantSnapshot | null;
+  risk: RiskSnapshot;
+  /** the approval named by `request.policy_decision_id`, else null */
+  approval: ApprovalSnapshot | null;
+  policy: PolicySnapshot;
+}
+
+export type Obligation = { type: 'audit.emit' } | { type: 'basket_hash_binding'; basket_hash: string };
+
+export type StopCondition = 'actor.stop_signal' | 'delegation.revoked' | 'scope.attenuated';
+
+export type CheckOutcome = 'pass' | 'fail' | 'skip';
+
+export interface CheckDiagnostic {
+  check: CheckName;
+  outcome: CheckOutcome;
+  /** on `fail`: the reason this check named; on the approval check's `pass`: `approved_by_principal` */
+  reason?: ReasonCode;
+  /** which grant id, field or value decided; never a display name */
+  detail?: string;
+}
+
+export interface DecisionDiagnostics {
+  /** every check of CHECK_ORDER, in order; after the deciding one, all are `skip` */
+  checks: CheckDiagnostic[];
+}
+
+/** What the server must reserve atomically on every listed grant before answering an allowed `execute`. */
+export interface Reservation {
+  amount: MinorMoney;
+  /** the whole chain, root first */
+  grant_ids: string[];
+}
+
+export interface DecisionResult {
+  decision: Decision;
+  reason: ReasonCode;
+  obligations: Obligation[];
+  /** the caller must stop acting on an allow when any occurs; empty unless allowed */
+  stop_conditions: StopCondition[];
+  diagnostics: DecisionDiagnostics;
+  /** allowed `execute` only */
+  reservation?: Reservation;
+  /** intersection of the chain's scopes; present once the chain check passed */
+  effective_scope?: GrantScope;
+}

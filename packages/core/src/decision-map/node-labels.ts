@@ -1,0 +1,172 @@
+/**
+ * The seven nodes of a decision map, each derived from the request, the snapshot and decide's diagnostics.
+ * Labels carry ids, states, categories, jurisdictions and amounts, never a display name. Every value read from the
+ * snapshot is guarded: the map is built for denies on malformed snapshots too.
+ */
+import { isRecord } from '../decide/guards.ts';
+import { REASON_CODES, type CheckName, type ReasonCode } from '../decide/reason-codes.ts';
+import type {
+  CheckDiagnostic,
+  DecisionRequest,
+  DecisionResult,
+  DecisionSnapshot,
+  MinorMoney,
+} from '../decide/types.ts';
+import { tryParseEntityId } from '../ids/identifiers.ts';
+import { formatMinor } from './format-minor.ts';
+import type { DecisionMapNode } from './types.ts';
+
+export interface NodeInput {
+  request: DecisionRequest;
+  snapshot: DecisionSnapshot;
+  result: DecisionResult;
+}
+
+const GRANT_PREFIX = 'ns:authority:grant:';
+const NO_AUTHORITY_REF = 'ns:state:no_authority';
+
+export function principalNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
+  const short = entityLabel('principal', snapshot.principal, check(result, 'entities'), 'principal_inactive');
+  return { type: 'principal', ref: entityRef(request.principal_entity_id), short };
+}
+
+export function actorNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
+  const short = entityLabel('agent', snapshot.actor, check(result, 'entities'), 'actor_inactive');
+  return { type: 'actor', ref: entityRef(request.actor_entity_id), short };
+}
+
+export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode {
+  const grants = Array.isArray(snapshot.grants) ? snapshot.grants : [];
+  const leaf: unknown = grants[grants.length - 1];
+  if (!isRecord(leaf) || typeof leaf.grant_id !== 'string') {
+    const authority = check(result, 'authority');
+    return {
+      type: 'delegation',
+      ref: NO_AUTHORITY_REF,
+      short: authority.outcome === 'skip' ? 'not checked' : 'no grant',
+    };
+  }
+  const base = grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`;
+  const chain = check(result, 'chain');
+  const suffix: Partial<Record<ReasonCode, string>> = {
+    authority_revoked: ', revoked',
+    authority_expired: ', expired',
+    delegation_invalid: ', invalid',
+  };
+  const short =
+    chain.outcome === 'skip' ? `${base}, not checked` : base + ((chain.reason && suffix[chain.reason]) ?? '');
+  return { type: 'delegation', ref: leaf.grant_id, short };
+}
+
+export function capabilityNode({ request, result }: NodeInput): DecisionMapNode {
+  const action = typeof request.action === 'string' ? request.action : 'unknown';
+  const outcome = check(result, 'authority').outcome;
+  const status = outcome === 'pass' ? 'granted' : outcome === 'fail' ? 'not granted' : 'requested';
+  return { type: 'capability', ref: String(request.subject), short: `purchase.${action} ${status}` };
+}
+
+export function scopeNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
+  const grants = Array.isArray(snapshot.grants) ? snapshot.grants : [];
+  const leaf: unknown = grants[grants.length - 1];
+  const leafId = isRecord(leaf) && typeof leaf.grant_id === 'string' ? leaf.grant_id : undefined;
+  const ref = `ns:scope:${leafId?.startsWith(GRANT_PREFIX) ? leafId.slice(GRANT_PREFIX.length) : 'none'}`;
+  return { type: 'scope', ref, short: scopeLabel(request, snapshot, result) };
+}
+
+export function stateNode({ snapshot }: NodeInput): DecisionMapNode {
+  const risk: unknown = snapshot.risk;
+  const subjects = ['actor', 'principal', 'instrument'] as const;
+  const states = subjects.map((who) => {
+    const value = isRecord(risk) ? risk[who] : undefined;
+    return value === 'normal' || value === 'elevated' || value === 'blocked' ? value : 'unknown';
+  });
+  const worst = (['unknown', 'blocked', 'elevated'] as const).find((s) => states.includes(s)) ?? 'normal';
+  const who = subjects.filter((_, i) => states[i] === worst);
+  const short = worst === 'normal' ? 'risk normal' : `risk ${worst}: ${who.join(', ')}`;
+  return { type: 'state', ref: `ns:state:risk_${worst}`, short };
+}
+
+export function policyNode({ snapshot, result }: NodeInput): DecisionMapNode {
+  const policy: unknown = snapshot.policy;
+  const id = isRecord(policy) ? policy.policy_id : undefined;
+  const ref = typeof id === 'string' && /^ns:policy:[A-Za-z0-9._-]{1,128}$/.test(id) ? id : 'ns:policy:unknown';
+  const version = isRecord(policy) && typeof policy.version === 'string' ? policy.version.slice(0, 32) : '?';
+  const approvalLabels: Partial<Record<ReasonCode, string>> = {
+    amount_above_approval_threshold: 'approval required above threshold',
+    risk_state_elevated: 'approval required for elevated risk',
+    approval_pending: 'approval pending',
+    approval_rejected: 'approval rejected',
+    approval_expired: 'approval expired',
+    approval_mismatch: 'approval does not match',
+    approved_by_principal: 'approved by principal',
+  };
+  const threshold = result.effective_scope?.requires_approval_above;
+  let short = approvalLabels[result.reason] ?? `policy version ${version}`;
+  if (result.reason === 'amount_above_approval_threshold' && isMoney(threshold)) {
+    short = `approval required above ${money(threshold)}`;
+  }
+  return { type: 'policy', ref, short };
+}
+
+function scopeLabel(request: DecisionRequest, snapshot: DecisionSnapshot, result: DecisionResult): string {
+  const scope = result.effective_scope;
+  const merchant: unknown = snapshot.merchant;
+  const category = isRecord(merchant) ? label(merchant.category) : '?';
+  const jurisdiction = isRecord(merchant) ? label(merchant.jurisdiction) : '?';
+  const amount = request.amount;
+  switch (result.reason) {
+    case 'merchant_unknown':
+      return 'merchant unknown';
+    case 'merchant_category_blocked':
+      return `category ${category} blocked`;
+    case 'merchant_category_not_allowed':
+      return `category ${category} not allowed`;
+    case 'jurisdiction_not_allowed':
+      return `jurisdiction ${jurisdiction} not allowed`;
+    case 'currency_mismatch':
+      return isMoney(amount) ? `currency ${amount.currency} not granted` : 'currency not granted';
+    case 'amount_above_agent_threshold':
+      if (!isMoney(amount)) return 'amount missing';
+      return isMoney(scope?.max_amount_per_purchase)
+        ? `above ${money(scope.max_amount_per_purchase)} per purchase`
+        : 'amount not within scope';
+    case 'daily_limit_exceeded':
+      return isMoney(scope?.max_daily_amount) ? `above ${money(scope.max_daily_amount)} per day` : 'above daily limit';
+  }
+  const decidedBefore = REASON_CODES[result.reason].check;
+  if (!scope || ['payload', 'entities', 'authority', 'chain'].includes(decidedBefore)) return 'not evaluated';
+  if (isMoney(amount) && isMoney(scope.max_amount_per_purchase)) {
+    return `within ${money(scope.max_amount_per_purchase)} per purchase`;
+  }
+  if (isMoney(amount) && isMoney(scope.max_daily_amount)) return `within ${money(scope.max_daily_amount)} per day`;
+  return 'within attenuated scope';
+}
+
+function entityLabel(noun: string, entity: unknown, entities: CheckDiagnostic, reason: ReasonCode): string {
+  if (entities.outcome === 'skip') return `${noun} not checked`;
+  if (entities.reason !== reason) return `${noun} active`;
+  const state = isRecord(entity) ? entity.state : undefined;
+  return state === 'suspended' || state === 'tombstoned' ? `${noun} ${state}` : `${noun} not found`;
+}
+
+function check(result: DecisionResult, name: CheckName): CheckDiagnostic {
+  const checks = result.diagnostics?.checks;
+  return (Array.isArray(checks) ? checks.find((c) => c.check === name) : undefined) ?? { check: name, outcome: 'skip' };
+}
+
+function entityRef(id: unknown): string {
+  return tryParseEntityId(id)?.id ?? String(id);
+}
+
+function isMoney(value: unknown): value is MinorMoney {
+  return isRecord(value) && Number.isSafeInteger(value.minor) && typeof value.currency === 'string';
+}
+
+function money(value: MinorMoney): string {
+  return formatMinor(value.minor, label(value.currency));
+}
+
+/** A snapshot string shown in a label, bounded; categories and jurisdictions are codes, never names. */
+function label(value: unknown): string {
+  return typeof value === 'string' ? value.slice(0, 32) : '?';
+}

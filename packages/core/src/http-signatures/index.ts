@@ -1,0 +1,11 @@
+export * from './agent-request-profile.ts';
+export * from './content-digest.ts';
+export type { HeaderSource, SignableRequest } from './http-request.ts';
+export { DERIVED_COMPONENTS } from './component-value.ts';
+export type { ComponentFailure } from './component-value.ts';
+export { signatureBase } from './signature-base.ts';
+export type { SignatureBaseFailure, SignatureParams } from './signature-base.ts';
+export * from './sign-request.ts';
+export { MAX_NONCE_LENGTH } from './read-signature.ts';
+export * from './request-signature-result.ts';
+export * from './verify-request-signature.ts';

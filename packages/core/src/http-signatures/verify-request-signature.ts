@@ -1,0 +1,130 @@
+/**
+ * Verifies the RFC 9421 signature of an agent request (CONTRACT section 7; SECURITY.md "Signatures", "Freshness").
+ * Attacker assumptions and defences:
+ * - Signature-Input, Signature, Content-Digest, the URL and the body are hostile: every malformed structure is an
+ *   `invalid` result, never an exception; duplicate keys are malformed, not "last one wins".
+ * - The attacker picks the covered components: they must include every required one, so a signature over `@method`
+ *   alone cannot authorize a body.
+ * - The attacker picks `keyid` and `alg`: the key comes only from `resolveKey` (exact `keyid`, nothing fetched), the
+ *   algorithm is the key's (Ed25519) and `alg`, when present, must say exactly `ed25519`.
+ * - The attacker picks `created`, `expires` and `nonce`: they must be well-typed RFC 8941 values, and time is judged
+ *   against the caller's `now`, symmetrically. Replay is judged by the caller, who remembers the returned nonce.
+ * Order: structure, parameters, key, digest, signature, then time. So `stale` always means "authentic, but outside
+ * the window", and `keyid`, `created` and `nonce` in the result are authenticated exactly when the status is
+ * `valid` or `stale`.
+ */
+import { AarError } from '../errors/aar-error.ts';
+import { tryDecodeBase64Url } from '../encoding/base64url.ts';
+import { utf8Encode } from '../encoding/utf8.ts';
+import type { Ed25519PublicJwk } from '../signing/ed25519-jwk.ts';
+import { parsePublicEd25519Jwk } from '../signing/ed25519-jwk.ts';
+import { ed25519Verify } from '../signing/ed25519.ts';
+import { AGENT_REQUEST_COMPONENTS, DEFAULT_SIGNATURE_WINDOW_SECONDS } from './agent-request-profile.ts';
+import { verifyContentDigest } from './content-digest.ts';
+import type { SignableRequest } from './http-request.ts';
+import { headerValue } from './http-request.ts';
+import { parseDictionary } from './parse-structured-field.ts';
+import type { ParsedSignature } from './read-signature.ts';
+import { readSignature } from './read-signature.ts';
+import type { RequestSignatureResult } from './request-signature-result.ts';
+import { buildSignatureBase } from './signature-base.ts';
+
+const MAX_TIMESTAMP = 999_999_999_999_999;
+
+export interface VerifyRequestSignatureOptions {
+  /** |now - created| <= window is fresh; default 300 */
+  windowSeconds?: number;
+  /** components every signature must cover; default AGENT_REQUEST_COMPONENTS */
+  requiredComponents?: readonly string[];
+}
+
+/** Looks up the registered key for `keyid` (the agent's entity id) among keys the caller trusts; never fetches. */
+export type RequestKeyResolver = (
+  keyid: string,
+) => Ed25519PublicJwk | undefined | Promise<Ed25519PublicJwk | undefined>;
+
+function checkOptions(
+  now: number,
+  options: VerifyRequestSignatureOptions,
+): { window: number; required: readonly string[] } {
+  const window = options.windowSeconds ?? DEFAULT_SIGNATURE_WINDOW_SECONDS;
+  const required = options.requiredComponents ?? AGENT_REQUEST_COMPONENTS;
+  if (!Number.isFinite(now) || now < 0 || now > MAX_TIMESTAMP) {
+    throw new AarError('internal', '`now` must be unix seconds');
+  }
+  if (!Number.isSafeInteger(window) || window < 0) throw new AarError('internal', 'the window must be whole seconds');
+  if (!Array.isArray(required) || required.some((name) => typeof name !== 'string')) {
+    throw new AarError('internal', 'required components must be a list of names');
+  }
+  return { window, required };
+}
+
+/**
+ * Verifies the request's RFC 9421 signature. `now` is unix seconds from the verifier's clock. Throws only for
+ * invalid options (`internal`) or when `resolveKey` itself throws (a store failure is not a verdict); every property
+ * of the request yields a result.
+ */
+export async function verifyRequestSignature(
+  request: SignableRequest,
+  resolveKey: RequestKeyResolver,
+  now: number,
+  options: VerifyRequestSignatureOptions = {},
+): Promise<RequestSignatureResult> {
+  const { window, required } = checkOptions(now, options);
+  let parsed: ParsedSignature;
+  try {
+    const inputField = headerValue(request.headers, 'signature-input');
+    const signatureField = headerValue(request.headers, 'signature');
+    if (inputField === undefined && signatureField === undefined) {
+      return { status: 'missing', failure: 'missing_signature' };
+    }
+    const inputs = parseDictionary(inputField ?? '');
+    if (inputs === undefined) return { status: 'invalid', failure: 'malformed_signature_input' };
+    const signatures = parseDictionary(signatureField ?? '');
+    if (signatures === undefined) return { status: 'invalid', failure: 'malformed_signature' };
+    const step = readSignature(inputs, signatures, required);
+    if (!step.ok) return step.result;
+    parsed = step.value;
+  } catch {
+    // Only hostile header objects (throwing getters, proxies) get here.
+    return { status: 'invalid', failure: 'malformed_signature_input' };
+  }
+  const known: RequestSignatureResult = {
+    status: 'invalid',
+    label: parsed.label,
+    keyid: parsed.keyid,
+    created: parsed.created,
+    nonce: parsed.nonce,
+    components: parsed.components,
+  };
+
+  const jwk = await resolveKey(parsed.keyid);
+  if (jwk === undefined || jwk === null) return { ...known, failure: 'unknown_key' };
+  let publicKey: Uint8Array | undefined;
+  try {
+    publicKey = tryDecodeBase64Url(parsePublicEd25519Jwk(jwk, '').x);
+  } catch {
+    publicKey = undefined;
+  }
+  if (publicKey === undefined) return { ...known, failure: 'invalid_key' };
+
+  let message: Uint8Array;
+  try {
+    const built = buildSignatureBase(parsed.components, request, parsed.params);
+    if ('failure' in built) return { ...known, failure: built.failure, component: built.component };
+    if (parsed.components.includes('content-digest')) {
+      const digest = verifyContentDigest(headerValue(request.headers, 'content-digest'), request.body ?? '');
+      if (!digest.valid) return { ...known, failure: digest.failure ?? 'digest_mismatch' };
+    }
+    message = utf8Encode(built.base);
+  } catch {
+    return { ...known, failure: 'invalid_component_value' };
+  }
+  if (!(await ed25519Verify(publicKey, message, parsed.signature))) return { ...known, failure: 'signature_mismatch' };
+
+  if (parsed.expires !== undefined && parsed.expires <= now) return { ...known, status: 'stale', failure: 'expired' };
+  if (parsed.created - now > window) return { ...known, status: 'stale', failure: 'created_in_future' };
+  if (now - parsed.created > window) return { ...known, status: 'stale', failure: 'too_old' };
+  const { status: _status, ...facts } = known;
+  return { ...facts, status: 'valid' };
+}

@@ -1,0 +1,2 @@
+export * from './find-pan.ts';
+export * from './luhn.ts';

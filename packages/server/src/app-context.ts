@@ -1,0 +1,17 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Clock } from './clock.ts';
+import type { AppConfig } from './config.ts';
+import type { KeyRing } from './keys/key-ring.ts';
+import type { Store } from './store/index.ts';
+
+/** Everything a route or service needs, passed explicitly: no module-level singletons. */
+export interface AppContext {
+  readonly config: AppConfig;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly keys: KeyRing;
+  /** mints UUIDv7s (RFC 9562); tests may make this deterministic */
+  readonly newUuid: () => string;
+}
+
+export const defaultUuid = (): string => uuidv7();

@@ -1,0 +1,57 @@
+/**
+ * Configuration from the environment (CONTRACT section 11). Flags of `aar serve` override the environment.
+ * Secrets (AAR_BOOTSTRAP_TOKEN, DATABASE_URL's password) are never logged.
+ */
+import { resolve } from 'node:path';
+
+export interface AppConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  issuerUrl: string;
+  bootstrapToken: string | undefined;
+  logLevel: string;
+  /** requests per minute per credential (or per address when unauthenticated) */
+  rateLimit: number;
+  /** maximum request body in bytes */
+  bodyLimit: number;
+  /** how long an Idempotency-Key is remembered, seconds (CONTRACT: at least 24 hours) */
+  idempotencyTtlSeconds: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const host = overrides.host ?? env.AAR_HOST ?? '127.0.0.1';
+  const port = overrides.port ?? intFrom(env, 'AAR_PORT', 8080, 0, 65535);
+  const base: AppConfig = {
+    host,
+    port,
+    dataDir: resolve(overrides.dataDir ?? env.AAR_DATA_DIR ?? './data'),
+    databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
+    issuerUrl: overrides.issuerUrl ?? env.AAR_ISSUER_URL ?? `http://${host}:${port}`,
+    bootstrapToken: overrides.bootstrapToken ?? (env.AAR_BOOTSTRAP_TOKEN || undefined),
+    logLevel: overrides.logLevel ?? env.AAR_LOG_LEVEL ?? 'info',
+    rateLimit: overrides.rateLimit ?? intFrom(env, 'AAR_RATE_LIMIT', 6000, 1, 10_000_000),
+    bodyLimit: overrides.bodyLimit ?? intFrom(env, 'AAR_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    idempotencyTtlSeconds: overrides.idempotencyTtlSeconds ?? 24 * 3600,
+  };
+  if (base.bootstrapToken !== undefined && base.bootstrapToken.length < 1) {
+    throw new ConfigError('AAR_BOOTSTRAP_TOKEN must not be empty');
+  }
+  return base;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got \`${raw}\``);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}

@@ -1,0 +1,91 @@
+/**
+ * Authentication and role checks (CONTRACT section 7), an onRequest hook: every route is authenticated unless it
+ * says `config.public`, and admin-only unless it lists `config.roles`.
+ *
+ * Timing: the presented secret is hashed before it meets the database, and the lookup compares hashes. Timing of
+ * that comparison (index walk, memcmp) can reveal at most how many leading characters of SHA-256(guess) match a
+ * stored hash; choosing a guess whose hash has a chosen prefix is a preimage problem, so the leak is worthless
+ * against 256-bit random secrets. No raw secret is ever compared with `===`.
+ * The token never reaches a log: it is read from the header, hashed, and dropped.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AarError } from '@aar/core';
+import type { AppContext } from '../app-context.ts';
+import type { Credential } from './fastify-types.ts';
+import { hashToken } from './api-tokens.ts';
+import { readBearerToken } from './bearer-token.ts';
+import type { FailedAuthLimiter } from './rate-limit.ts';
+
+export { ensureBootstrapToken, hashToken } from './api-tokens.ts';
+
+/** Query parameters that carry tokens elsewhere; a token in a URL lands in logs, histories and Referer headers. */
+const QUERY_TOKEN_NAMES = new Set(['access_token', 'token', 'api_key']);
+
+const CHALLENGE = 'Bearer';
+const CHALLENGE_INVALID = 'Bearer error="invalid_token"';
+
+export function registerAuthentication(app: FastifyInstance, ctx: AppContext, failedAuth: FailedAuthLimiter): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404 || request.routeOptions.config?.public === true) return;
+    if (hasQueryToken(request.query)) {
+      reply.header('www-authenticate', CHALLENGE_INVALID);
+      throw new AarError('unauthenticated', 'send the token in the `Authorization` header, never in the url');
+    }
+    const bearer = readBearerToken(request);
+    if (bearer.kind === 'absent') {
+      reply.header('www-authenticate', CHALLENGE);
+      throw new AarError('unauthenticated', 'missing `Authorization: Bearer <token>` header');
+    }
+    if (bearer.kind === 'malformed') {
+      reply.header('www-authenticate', CHALLENGE_INVALID);
+      throw new AarError('unauthenticated', 'the `Authorization` header is not `Bearer <token>`');
+    }
+    await failedAuth.assertBudget(request);
+    const credential = await lookUpCredential(ctx, hashToken(bearer.token));
+    if (credential === undefined) {
+      await failedAuth.record(request);
+      reply.header('www-authenticate', CHALLENGE_INVALID);
+      throw new AarError('unauthenticated', 'unknown or revoked token');
+    }
+    request.credential = credential;
+    assertRole(credential, request.routeOptions.config?.roles);
+  });
+}
+
+async function lookUpCredential(ctx: AppContext, tokenHash: string): Promise<Credential | undefined> {
+  const row = await ctx.store.db
+    .selectFrom('api_tokens')
+    .select(['token_id', 'role', 'principal_entity_id'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row && { token_id: row.token_id, role: row.role, principal_entity_id: row.principal_entity_id };
+}
+
+/** `admin` may do everything; a route without `roles` is admin-only. */
+function assertRole(credential: Credential, roles: readonly string[] | undefined): void {
+  if (credential.role === 'admin' || roles?.includes(credential.role)) return;
+  throw new AarError('forbidden', `the \`${credential.role}\` role may not use this route`);
+}
+
+function hasQueryToken(query: unknown): boolean {
+  if (typeof query !== 'object' || query === null) return false;
+  return Object.keys(query).some((name) => QUERY_TOKEN_NAMES.has(name.toLowerCase()));
+}
+
+/**
+ * For routes about one principal's resources: admin may act for anyone, a `principal` credential only for the
+ * principal it is bound to; every other role is refused (403).
+ */
+export function requirePrincipalAccess(credential: Credential | null, principalEntityId: string): void {
+  if (credential === null) throw new AarError('unauthenticated', 'this route needs a credential');
+  if (credential.role === 'admin') return;
+  if (credential.role === 'principal' && credential.principal_entity_id === principalEntityId) return;
+  throw new AarError('forbidden', `this credential may not act for principal \`${principalEntityId}\``);
+}
+
+/** The credential of an authenticated route; throws 401 if called on a public one. */
+export function credentialOf(request: FastifyRequest): Credential {
+  if (request.credential === null) throw new AarError('unauthenticated', 'this route needs a credential');
+  return request.credential;
+}

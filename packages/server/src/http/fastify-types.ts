@@ -1,0 +1,22 @@
+import type { Role } from '../store/schema.ts';
+
+/** The authenticated caller. Attacker assumption: everything else about the request is caller-controlled. */
+export interface Credential {
+  token_id: string;
+  role: Role;
+  /** set only for the `principal` role: the one principal this credential may act for */
+  principal_entity_id: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** null on public routes; on every other route the auth hook guarantees a credential or answers 401 */
+    credential: Credential | null;
+  }
+  interface FastifyContextConfig {
+    /** public routes skip authentication (health, JWKS, OpenAPI, docs, metrics) */
+    public?: boolean;
+    /** roles allowed on this route; `admin` is always allowed */
+    roles?: readonly Role[];
+  }
+}

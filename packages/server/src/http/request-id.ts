@@ -1,0 +1,25 @@
+/**
+ * Request ids: a caller's own `x-request-id` is kept when it is a plain token (it may travel through logs and
+ * across services), anything else is replaced by a random UUID. The id is echoed on every response and carried
+ * in every problem document, so a user's report can be matched with the log line.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** No spaces, quotes or control characters: the value lands in log lines and response headers. */
+const ACCEPTED_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function requestIdFor(raw: { headers: IncomingHttpHeaders }): string {
+  const incoming = raw.headers[REQUEST_ID_HEADER];
+  return typeof incoming === 'string' && ACCEPTED_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function registerRequestIds(app: FastifyInstance): void {
+  app.setGenReqId(requestIdFor);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    return payload;
+  });
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
+import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
+import { pageRequest, PageQuery, pageSchema } from './pagination.ts';
+import { IdParams, Timestamp } from './schemas.ts';
+
+const Role = Type.Union([
+  Type.Literal('admin'),
+  Type.Literal('runtime'),
+  Type.Literal('principal'),
+  Type.Literal('auditor'),
+]);
+
+const TokenInfo = Type.Object({
+  token_id: Type.String(),
+  role: Role,
+  principal_entity_id: Type.Union([Type.String(), Type.Null()]),
+  label: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  revoked_at: Type.Union([Timestamp, Type.Null()]),
+});
+
+const CreatedToken = Type.Object({
+  ...TokenInfo.properties,
+  token: Type.String({ description: 'the secret, shown once' }),
+});
+
+const CreateTokenBody = Type.Object(
+  {
+    role: Role,
+    principal_entity_id: Type.Optional(Type.String({ description: 'required for, and only for, the principal role' })),
+    label: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);
+
+export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['credentials'];
+
+  r.post('/v1/tokens', {
+    config: { roles: ['admin'] },
+    schema: {
+      tags,
+      summary: 'Create an API token (the secret is returned once)',
+      body: CreateTokenBody,
+      response: { 201: CreatedToken },
+    },
+    handler: async (req, reply) => reply.code(201).send(await createToken(ctx, req.credential, req.body)),
+  });
+
+  r.get('/v1/tokens', {
+    config: { roles: ['admin'] },
+    schema: {
+      tags,
+      summary: 'List API tokens (never their secrets)',
+      querystring: PageQuery,
+      response: { 200: pageSchema(TokenInfo) },
+    },
+    handler: async (req) => listTokens(ctx, pageRequest(req.query)),
+  });
+
+  r.delete('/v1/tokens/:id', {
+    config: { roles: ['admin'] },
+    schema: {
+      tags,
+      summary: 'Revoke an API token',
+      params: IdParams,
+      response: { 200: TokenInfo },
+    },
+    handler: async (req) => revokeToken(ctx, req.credential, req.params.id),
+  });
+}

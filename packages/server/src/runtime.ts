@@ -1,0 +1,30 @@
+/**
+ * Opens everything an instance needs, in order: store, migrations, signing keys. Used by `aar serve`, the other
+ * CLI commands and the tests, so they all see the same service.
+ */
+import { defaultUuid, type AppContext } from './app-context.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { AppConfig } from './config.ts';
+import { openKeyRing } from './keys/key-ring.ts';
+import { migrateStore, openStore } from './store/index.ts';
+import { join } from 'node:path';
+
+export interface OpenRuntimeOptions {
+  clock?: Clock;
+  newUuid?: () => string;
+  /** PostgreSQL schema to use (tests isolate themselves in a fresh schema) */
+  migrate?: boolean;
+}
+
+export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions = {}): Promise<AppContext> {
+  const store = openStore({ databaseUrl: config.databaseUrl, sqliteFile: join(config.dataDir, 'aar.sqlite') });
+  try {
+    if (options.migrate !== false) await migrateStore(store);
+    const clock = options.clock ?? systemClock;
+    const keys = await openKeyRing({ dataDir: config.dataDir, store, clock });
+    return { config, store, clock, keys, newUuid: options.newUuid ?? defaultUuid };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
+import type { EventEnvelope } from './append-event.ts';
+
+/**
+ * Events in commit-safe order for pull consumers. On PostgreSQL a transaction can take seq 7 and commit after the
+ * one holding seq 8; a consumer that already moved its cursor past 8 would never see 7. So only events written by
+ * transactions older than every still-running transaction are shown (the snapshot's xmin horizon): an event may
+ * appear a moment late, never out of order. SQLite has one writer, so commit order is seq order.
+ */
+export async function listEvents(ctx: AppContext, page: PageRequest, eventType?: string): Promise<Page<EventEnvelope>> {
+  let query = ctx.store.db
+    .selectFrom('events')
+    .select(['seq', 'envelope'])
+    .where('seq', '>', page.afterSeq)
+    .orderBy('seq')
+    .limit(page.limit + 1);
+  if (eventType) query = query.where('event_type', '=', eventType);
+  if (ctx.store.dialect === 'postgres') {
+    query = query.where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
+  }
+  const rows = await query.execute();
+  return toPage(rows, page.limit, (row) => JSON.parse(row.envelope) as EventEnvelope);
+}

@@ -1,0 +1,130 @@
+/**
+ * The typed shape of every table (Kysely `Database`). Conventions, on both dialects:
+ * - timestamps are ISO 8601 UTC strings with milliseconds (`2026-11-20T23:47:26.123Z`): they sort as text;
+ * - JSON columns hold JSON text; money inside them is integer minor units;
+ * - `seq` is an auto-increment integer giving insertion order, used for cursor pagination.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Seq = Generated<number>;
+type Json = string;
+type Timestamp = string;
+
+export type EntityState = 'active' | 'suspended' | 'tombstoned';
+export type SimpleState = 'active' | 'suspended';
+export type GrantState = 'active' | 'revoked';
+export type Role = 'admin' | 'runtime' | 'principal' | 'auditor';
+
+export interface EntitiesTable {
+  seq: Seq;
+  entity_id: string;
+  type: 'person' | 'organisation' | 'agent';
+  display_name: string | null;
+  public_key_jwk: Json | null;
+  key_thumbprint: string | null;
+  state: EntityState;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CardTokensTable {
+  seq: Seq;
+  card_token_id: string;
+  principal_entity_id: string;
+  network_token: string;
+  network: string | null;
+  last4: string | null;
+  expires: string | null;
+  state: SimpleState;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MerchantsTable {
+  seq: Seq;
+  merchant_id: string;
+  display_name: string;
+  category: string;
+  jurisdiction: string;
+  state: SimpleState;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GrantsTable {
+  seq: Seq;
+  grant_id: string;
+  parent_grant_id: string | null;
+  root_grant_id: string;
+  depth: number;
+  principal_entity_id: string;
+  actor_entity_id: string;
+  capability_id: string;
+  resource_id: string;
+  /** the grant's own scope as given (JSON, money in minor units); inheritance is resolved when read */
+  scope: Json;
+  state: GrantState;
+  /** the signed link document (CONTRACT section 4), JSON */
+  document: Json;
+  /** the delegator's own signature over the link, when the delegator has a registered key */
+  delegator_signature: Json | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ApiTokensTable {
+  seq: Seq;
+  token_id: string;
+  /** SHA-256 of the secret, hex. The secret itself is never stored. */
+  token_hash: string;
+  role: Role;
+  principal_entity_id: string | null;
+  label: string | null;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface EventsTable {
+  seq: Seq;
+  event_id: string;
+  event_type: string;
+  occurred_at: Timestamp;
+  subject_ref: string;
+  /** the whole signed `ns.webhook.v1` envelope, JSON */
+  envelope: Json;
+}
+
+export interface IdempotencyKeysTable {
+  credential_id: string;
+  idem_key: string;
+  /** SHA-256 over method, route and body: the same key with another request is refused */
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_headers: Json | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface SigningKeysTable {
+  key_id: string;
+  public_jwk: Json;
+  valid_from: Timestamp;
+  /** set when the key is rotated out: it stops signing but stays published so old documents verify */
+  valid_until: Timestamp | null;
+  created_at: ColumnType<Timestamp, Timestamp, never>;
+}
+
+export interface Database {
+  entities: EntitiesTable;
+  card_tokens: CardTokensTable;
+  merchants: MerchantsTable;
+  grants: GrantsTable;
+  api_tokens: ApiTokensTable;
+  events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  signing_keys: SigningKeysTable;
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/app-context.ts';
+import { buildApp } from '../../src/app.ts';
+import type { Clock } from '../../src/clock.ts';
+import { loadConfig, type AppConfig } from '../../src/config.ts';
+import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
+import { openRuntime } from '../../src/runtime.ts';
+import type { Dialect } from '../../src/store/index.ts';
+import { freshPgSchema } from './pg-schema.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestRuntime {
+  ctx: AppContext;
+  app: FastifyInstance;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface TestRuntimeOptions {
+  dialect?: Dialect;
+  clock?: Clock;
+  config?: Partial<AppConfig>;
+  /** reuse a data dir (restart tests); a fresh temp dir otherwise */
+  dataDir?: string;
+}
+
+/** A whole service (store, keys, app) on a temp data dir, SQLite or a fresh PostgreSQL schema, with an admin token. */
+export async function startTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'aar-test-'));
+  const pgSchema = options.dialect === 'postgres' ? await freshPgSchema() : undefined;
+  const config = loadConfig(
+    { AAR_DATA_DIR: dataDir, AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN, AAR_ISSUER_URL: 'http://127.0.0.1:8080' },
+    { ...(pgSchema ? { databaseUrl: pgSchema.url } : {}), ...options.config },
+  );
+  const ctx = await openRuntime(config, options.clock ? { clock: options.clock } : {});
+  const app = await buildApp(ctx);
+  await ensureBootstrapToken(ctx);
+  return {
+    ctx,
+    app,
+    dataDir,
+    async close() {
+      await app.close();
+      await ctx.store.close();
+      await pgSchema?.drop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function auth(token = ADMIN_TOKEN): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
