@@ -18,6 +18,12 @@ export interface AppConfig {
   bodyLimit: number;
   /** how long an Idempotency-Key is remembered, seconds (CONTRACT: at least 24 hours) */
   idempotencyTtlSeconds: number;
+  /** authorize requests must carry an RFC 9421 signature of the agent (CONTRACT section 7) */
+  requireSignedRequests: boolean;
+  /** freshness window of a request signature's `created`, seconds, either way */
+  signatureWindowSeconds: number;
+  /** how long an approval waits for the principal, seconds (CONTRACT section 6: 15 minutes) */
+  approvalTtlSeconds: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -36,6 +42,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     rateLimit: overrides.rateLimit ?? intFrom(env, 'AAR_RATE_LIMIT', 6000, 1, 10_000_000),
     bodyLimit: overrides.bodyLimit ?? intFrom(env, 'AAR_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     idempotencyTtlSeconds: overrides.idempotencyTtlSeconds ?? 24 * 3600,
+    requireSignedRequests: overrides.requireSignedRequests ?? boolFrom(env, 'AAR_REQUIRE_SIGNED_REQUESTS', true),
+    signatureWindowSeconds: overrides.signatureWindowSeconds ?? intFrom(env, 'AAR_SIGNATURE_WINDOW', 300, 1, 3600),
+    approvalTtlSeconds: overrides.approvalTtlSeconds ?? intFrom(env, 'AAR_APPROVAL_TTL', 900, 10, 7 * 24 * 3600),
   };
   if (base.bootstrapToken !== undefined && base.bootstrapToken.length < 1) {
     throw new ConfigError('AAR_BOOTSTRAP_TOKEN must not be empty');
@@ -54,4 +63,12 @@ function intFrom(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function boolFrom(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got \`${raw}\``);
 }

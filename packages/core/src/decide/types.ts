@@ -127,7 +127,8 @@ export interface ApprovalBinding {
   basket_hash?: string;
 }
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+/** `consumed`: an approval allows one purchase; once a retry was allowed by it, it is spent. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
 
 export interface ApprovalSnapshot {
   approval_id: string;

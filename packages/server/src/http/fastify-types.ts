@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** null on public routes; on every other route the auth hook guarantees a credential or answers 401 */
     credential: Credential | null;
+    /** the exact body bytes as received (signature and Content-Digest checks need them, not a re-serialisation) */
+    rawBody: Uint8Array | undefined;
   }
   interface FastifyContextConfig {
     /** public routes skip authentication (health, JWKS, OpenAPI, docs, metrics) */

@@ -26,6 +26,7 @@ export async function registerGateway(
   options: GatewayOptions = {},
 ): Promise<void> {
   app.decorateRequest('credential', null);
+  app.decorateRequest('rawBody', undefined);
   registerErrorHandling(app);
   registerStrictJson(app);
   registerPanInUrlGuard(app);

@@ -19,6 +19,7 @@ export function registerStrictJson(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
     try {
+      request.rawBody = body as Buffer;
       done(null, parseJsonObjectBody(request, body as Buffer));
     } catch (error) {
       done(error as Error, undefined);

@@ -118,7 +118,95 @@ export interface SigningKeysTable {
   created_at: ColumnType<Timestamp, Timestamp, never>;
 }
 
+export type DecisionValue = 'allow_with_constraints' | 'require_approval' | 'deny';
+export type DecisionOutcome = 'none' | 'reserved' | 'executed' | 'failed' | 'refunded';
+
+export interface DecisionsTable {
+  seq: Seq;
+  policy_decision_id: string;
+  decision: DecisionValue;
+  reason: string;
+  actor_entity_id: string;
+  principal_entity_id: string;
+  subject: string;
+  action: string;
+  leaf_grant_id: string | null;
+  /** the normalized DecisionRequest decide read (JSON, minor units) */
+  request: Json;
+  /** every fact decide read (DecisionSnapshot, JSON): replaying decide on it gives the same result */
+  snapshot: Json;
+  /** the DecisionResult (JSON) */
+  result: Json;
+  decision_map_id: string;
+  /** the signed decision map (JSON) */
+  decision_map: Json;
+  audit_ref: string;
+  evidence_refs: Json;
+  approval_id: string | null;
+  /** the Reservation of an allowed execute (JSON), else null */
+  reservation: Json | null;
+  /** the UTC day the reservation counts against */
+  spend_day: string | null;
+  outcome: DecisionOutcome;
+  engine_version: string;
+  /** the instant decide was given */
+  now: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SpendCountersTable {
+  grant_id: string;
+  day: string;
+  currency: string;
+  reserved_minor: number;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
+
+export interface ApprovalsTable {
+  seq: Seq;
+  approval_id: string;
+  policy_decision_id: string;
+  principal_entity_id: string;
+  actor_entity_id: string;
+  status: ApprovalStatus;
+  /** why approval was required: amount_above_approval_threshold or risk_state_elevated */
+  reason: string;
+  /** the request fields the principal approves (ApprovalBinding, JSON) */
+  bound: Json;
+  expires_at: Timestamp;
+  decided_at: Timestamp | null;
+  sca_reference: string | null;
+  /** the allowed retry that spent this approval */
+  consumed_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type RiskStateValue = 'normal' | 'elevated' | 'blocked';
+
+export interface RiskStatesTable {
+  entity_id: string;
+  risk_state: RiskStateValue;
+  reason: string | null;
+  expires_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface RequestNoncesTable {
+  keyid: string;
+  nonce: string;
+  created: number;
+  expires_at: Timestamp;
+}
+
 export interface Database {
+  decisions: DecisionsTable;
+  spend_counters: SpendCountersTable;
+  approvals: ApprovalsTable;
+  risk_states: RiskStatesTable;
+  request_nonces: RequestNoncesTable;
   entities: EntitiesTable;
   card_tokens: CardTokensTable;
   merchants: MerchantsTable;

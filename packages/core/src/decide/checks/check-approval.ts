@@ -3,7 +3,7 @@
  * (money-moving actions only: preparing a basket needs no approval) requires approval. With it, the retry is judged by
  * the approval it names, whether or not one is still required: the binding first (a retry that differs from what
  * was approved is refused before its status is read), then rejected, expired (status or `expires_at <= now`),
- * pending, approved.
+ * consumed (an approval allows one purchase), pending, approved.
  * Precondition: the chain check passed, so `ctx.scopes` holds well-formed scopes.
  */
 import { MONEY_MOVING_ACTIONS } from '../action-from-subject.ts';
@@ -32,6 +32,8 @@ export function checkApproval(ctx: CheckContext): CheckVerdict {
   if (approval.status === 'expired' || !expiresAt || !ctx.now || compareInstants(expiresAt, ctx.now) <= 0) {
     return fail('approval_expired', `approval ${id} expired`);
   }
+  // One approval, one purchase: a second retry with a spent approval is refused like an expired one.
+  if (approval.status === 'consumed') return fail('approval_expired', `approval ${id} already used`);
   if (approval.status === 'pending') return fail('approval_pending', `approval ${id} pending`);
   if (approval.status !== 'approved')
     return fail('approval_rejected', `approval ${id} status ${quote(approval.status)}`);

@@ -1,13 +1,17 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import * as foundation from './0001-foundation.ts';
+import * as authorize from './0002-authorize.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
 }
 
 /** The one migration set, in order. Names never change once released; add new files at the end. */
-const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [['0001-foundation', foundation]];
+const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
+  ['0001-foundation', foundation],
+  ['0002-authorize', authorize],
+];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {

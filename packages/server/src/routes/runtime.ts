@@ -1,0 +1,122 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
+import { authorize } from '../services/authorize/authorize.ts';
+import type { AuthorizeBody as AuthorizeBodyInput } from '../services/authorize/normalize-request.ts';
+import type { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts';
+import { recordOutcome } from '../services/outcomes/record-outcome.ts';
+
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+const AuthorizeBody = Type.Object(
+  {
+    actor_entity_id: Type.String({ description: 'the agent (`ns:entity:agent:<id>`, `ns:agent:<id>` accepted)' }),
+    principal_entity_id: Type.String({ description: 'the person or organisation the agent acts for' }),
+    subject: Type.String({
+      description: '`ns:capability:payment_action:card_purchase` (execute) or `ns:capability:purchase:<action>`',
+    }),
+    resource: Type.Optional(
+      Type.Object(
+        {
+          merchant_id: Type.Optional(Type.String({ description: 'plain merchant id' })),
+          amount: Type.Optional(Type.Number({ description: 'major units; no more decimals than the currency has' })),
+          currency: Type.Optional(Type.String({ description: 'ISO 4217 alpha-3' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    scope: Type.Optional(
+      Type.Object(
+        { instrument: Type.Optional(Type.String({ description: 'the card token id' })) },
+        { additionalProperties: false },
+      ),
+    ),
+    basket: Type.Optional(
+      Type.Object(
+        { items: Type.Array(Type.Unknown(), { maxItems: 1000 }) },
+        { additionalProperties: true, description: 'bound to the decision by its SHA-256 (JCS)' },
+      ),
+    ),
+    policy_decision_id: Type.Optional(
+      Type.String({ description: 'the retry of a `require_approval` decision names it' }),
+    ),
+    context: Type.Optional(Open('free-form, recorded in evidence, never decisive')),
+  },
+  { additionalProperties: false },
+);
+
+const Obligation = Type.Object({ type: Type.String(), basket_hash: Type.Optional(Type.String()) });
+
+const AuthorizeResponse = Type.Object({
+  policy_decision_id: Type.String(),
+  decision: Type.Union([
+    Type.Literal('allow_with_constraints'),
+    Type.Literal('require_approval'),
+    Type.Literal('deny'),
+  ]),
+  reason: Type.String(),
+  obligations: Type.Array(Obligation),
+  stop_conditions: Type.Array(Type.String()),
+  evidence_refs: Type.Array(Type.String()),
+  decision_map_ref: Type.String(),
+  audit_ref: Type.String(),
+  decision_map: Open('the signed decision map (`ns.decision_map.v1`)'),
+  approval: Type.Optional(
+    Type.Object({ approval_id: Type.String(), status: Type.String(), expires_at: Type.String() }),
+  ),
+});
+
+const OutcomeBody = Type.Object(
+  {
+    policy_decision_id: Type.String(),
+    outcome: Type.Union([Type.Literal('executed'), Type.Literal('failed'), Type.Literal('refunded')]),
+  },
+  { additionalProperties: false },
+);
+
+const OutcomeResponse = Type.Object({
+  policy_decision_id: Type.String(),
+  outcome: Type.String(),
+  previous_outcome: Type.String(),
+  released: Type.Union([Type.Object({ amount: Type.Number(), currency: Type.String() }), Type.Null()]),
+});
+
+const SIGNATURE_HEADERS = Type.Object(
+  {
+    signature: Type.Optional(Type.String({ description: 'RFC 9421 signature of the agent' })),
+    'signature-input': Type.Optional(
+      Type.String({ description: 'covers @method, @target-uri, content-digest; created, nonce, keyid' }),
+    ),
+    'content-digest': Type.Optional(Type.String({ description: 'RFC 9530 digest of the body' })),
+  },
+  { additionalProperties: true },
+);
+
+export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verifier: GrantLinkVerifier): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['runtime'];
+
+  r.post('/v1/runtime/authorize', {
+    config: { roles: ['runtime'] },
+    schema: {
+      tags,
+      summary: 'Decide whether the agent may take the action (HTTP 200 for every decision)',
+      headers: SIGNATURE_HEADERS,
+      body: AuthorizeBody,
+      response: { 200: AuthorizeResponse },
+    },
+    handler: async (req) => authorize(ctx, verifier, req, req.body as AuthorizeBodyInput),
+  });
+
+  r.post('/v1/runtime/outcomes', {
+    config: { roles: ['runtime'] },
+    schema: {
+      tags,
+      summary: 'Settle or release the reservation of an allowed purchase',
+      body: OutcomeBody,
+      response: { 200: OutcomeResponse },
+    },
+    handler: async (req) => recordOutcome(ctx, req.credential, req.body.policy_decision_id, req.body.outcome),
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * POST /v1/runtime/authorize, end to end: normalise the body, verify the agent's signature, load the snapshot,
+ * then decide and record in one transaction (commit-decision.ts). Every decision, deny included, is recorded.
+ */
+import type { DecisionSnapshot } from '@aar/core';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { commitDecision } from './commit-decision.ts';
+import type { AuthorizeResponse } from './decision-response.ts';
+import type { GrantLinkVerifier } from './grant-link-verifier.ts';
+import { loadSnapshot } from './load-snapshot.ts';
+import { normalizeAuthorizeRequest, type AuthorizeBody } from './normalize-request.ts';
+import { verifyPayload } from './verify-payload.ts';
+
+export async function authorize(
+  ctx: AppContext,
+  verifier: GrantLinkVerifier,
+  httpRequest: FastifyRequest,
+  body: AuthorizeBody,
+): Promise<AuthorizeResponse> {
+  const request = normalizeAuthorizeRequest(body);
+  const now = ctx.clock.now();
+  const payload = await verifyPayload(ctx, httpRequest, request.actor_entity_id);
+  const status = payload.result.status;
+  const payloadSnapshot: DecisionSnapshot['payload'] = {
+    required: ctx.config.requireSignedRequests,
+    present: status !== 'missing',
+    signature_valid: status === 'valid' || status === 'stale',
+    ...(payload.result.created !== undefined && (status === 'valid' || status === 'stale')
+      ? { created: payload.result.created }
+      : {}),
+    nonce_fresh: false,
+    window_seconds: ctx.config.signatureWindowSeconds,
+  };
+  const snapshot = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now);
+  return commitDecision(ctx, { request, snapshot, payload, now });
+}

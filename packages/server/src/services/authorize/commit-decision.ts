@@ -1,0 +1,266 @@
+/**
+ * The decision's transaction: everything decide reads that can change under concurrency is read here under lock,
+ * decide runs, and its effects are written before the commit: the spend reservation, the approval it creates or
+ * spends, the decision record with its signed map, and the event. Either all of it is committed or none.
+ *
+ * INVARIANTS
+ * - Daily limit: the spend rows of every grant of the chain are locked (PostgreSQL `FOR UPDATE`, in grant-id order so
+ *   two chains sharing an ancestor cannot deadlock; SQLite has one writer) before their values enter the snapshot, and
+ *   the reservation is added before the lock is released: concurrent requests, on any instance, never together
+ *   exceed `max_daily_amount`.
+ * - Nonces: inserted here; the primary key makes a replay (even a concurrent one on another instance) lose.
+ * - Approvals: read under lock; an allowed retry marks its approval consumed in the same transaction.
+ * - The recorded snapshot is exactly what decide read, so replaying decide on it gives the recorded decision.
+ */
+import {
+  buildDecisionMap,
+  computeBasketHash,
+  decide,
+  mintedId,
+  moneyToJson,
+  signDocument,
+  type ApprovalSnapshot,
+  type DecisionRequest,
+  type DecisionSnapshot,
+} from '@aar/core';
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import type { Database } from '../../store/index.ts';
+import { appendEvent } from '../events/append-event.ts';
+import type { AuthorizeResponse } from './decision-response.ts';
+import { ENGINE_VERSION } from './engine-version.ts';
+import type { PayloadVerification } from './verify-payload.ts';
+
+export interface CommitDecisionInput {
+  request: DecisionRequest;
+  /** from loadSnapshot: complete but for nonce freshness, spend and the approval */
+  snapshot: DecisionSnapshot;
+  payload: PayloadVerification;
+  now: Date;
+}
+
+const DECISION_EVENT = {
+  allow_with_constraints: 'ns.purchase_authority.allowed',
+  deny: 'ns.purchase_authority.denied',
+  require_approval: 'ns.decision.requires_approval',
+} as const;
+
+export async function commitDecision(ctx: AppContext, input: CommitDecisionInput): Promise<AuthorizeResponse> {
+  const { request, now } = input;
+  const nowIso = now.toISOString();
+  const day = nowIso.slice(0, 10);
+  const postgres = ctx.store.dialect === 'postgres';
+
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const snapshot: DecisionSnapshot = structuredClone(input.snapshot);
+
+    snapshot.payload.nonce_fresh = input.payload.nonce ? await rememberNonce(ctx, trx, input.payload.nonce) : false;
+
+    const chainIds = snapshot.grants.map((g) => g.grant_id);
+    if (chainIds.length > 0) {
+      if (request.action === 'execute' && request.amount) {
+        for (const g of snapshot.grants) {
+          await trx
+            .insertInto('spend_counters')
+            .values({ grant_id: g.grant_id, day, currency: g.spent_today.currency, reserved_minor: 0 })
+            .onConflict((oc) => oc.columns(['grant_id', 'day']).doNothing())
+            .execute();
+        }
+      }
+      let spendQuery = trx
+        .selectFrom('spend_counters')
+        .selectAll()
+        .where('grant_id', 'in', chainIds)
+        .where('day', '=', day)
+        .orderBy('grant_id');
+      if (postgres) spendQuery = spendQuery.forUpdate();
+      for (const row of await spendQuery.execute()) {
+        const grant = snapshot.grants.find((g) => g.grant_id === row.grant_id);
+        if (grant) grant.spent_today = { minor: Number(row.reserved_minor), currency: row.currency };
+      }
+    }
+
+    if (request.policy_decision_id) snapshot.approval = await lockApproval(trx, request.policy_decision_id, postgres);
+
+    const result = decide(request, snapshot, nowIso);
+
+    const policyDecisionId = mintedId('decision', ctx.newUuid());
+    const decisionMapId = mintedId('decision_map', ctx.newUuid());
+    const auditRef = mintedId('audit', ctx.newUuid());
+    const evidenceRefs = [mintedId('evidence-pack', ctx.newUuid())];
+
+    if (result.reservation) {
+      await trx
+        .updateTable('spend_counters')
+        .set((eb) => ({ reserved_minor: eb('reserved_minor', '+', result.reservation!.amount.minor) }))
+        .where('grant_id', 'in', result.reservation.grant_ids)
+        .where('day', '=', day)
+        .execute();
+    }
+
+    let approval: AuthorizeResponse['approval'];
+    if (result.reason === 'approved_by_principal' && snapshot.approval) {
+      await trx
+        .updateTable('approvals')
+        .set({ status: 'consumed', consumed_by: policyDecisionId, updated_at: nowIso })
+        .where('approval_id', '=', snapshot.approval.approval_id)
+        .execute();
+    } else if (result.reason === 'approval_pending' && snapshot.approval) {
+      approval = {
+        approval_id: snapshot.approval.approval_id,
+        status: 'pending',
+        expires_at: snapshot.approval.expires_at,
+      };
+    } else if (result.decision === 'require_approval') {
+      approval = await createApproval(ctx, trx, request, result.reason, policyDecisionId, now);
+    }
+
+    const map = await signDocument(
+      buildDecisionMap({
+        decision_map_id: decisionMapId,
+        policy_decision_id: policyDecisionId,
+        audit_ref: auditRef,
+        evidence_refs: evidenceRefs,
+        issued_at: nowIso,
+        request,
+        snapshot,
+        result,
+      }),
+      ctx.keys.current(),
+    );
+    const leaf = snapshot.grants[snapshot.grants.length - 1];
+    await trx
+      .insertInto('decisions')
+      .values({
+        policy_decision_id: policyDecisionId,
+        decision: result.decision,
+        reason: result.reason,
+        actor_entity_id: request.actor_entity_id,
+        principal_entity_id: request.principal_entity_id,
+        subject: request.subject,
+        action: request.action,
+        leaf_grant_id: leaf?.grant_id ?? null,
+        request: JSON.stringify(request),
+        snapshot: JSON.stringify(snapshot),
+        result: JSON.stringify(result),
+        decision_map_id: decisionMapId,
+        decision_map: JSON.stringify(map),
+        audit_ref: auditRef,
+        evidence_refs: JSON.stringify(evidenceRefs),
+        approval_id: approval?.approval_id ?? snapshot.approval?.approval_id ?? null,
+        reservation: result.reservation ? JSON.stringify(result.reservation) : null,
+        spend_day: result.reservation ? day : null,
+        outcome: result.reservation ? 'reserved' : 'none',
+        engine_version: ENGINE_VERSION,
+        now: nowIso,
+        created_at: nowIso,
+        updated_at: nowIso,
+      })
+      .execute();
+    await appendEvent(trx, ctx, {
+      event_type: DECISION_EVENT[result.decision],
+      actor_entity_id: request.actor_entity_id,
+      principal_entity_id: request.principal_entity_id,
+      subject_ref: policyDecisionId,
+      reason_code: result.reason,
+      data: {
+        policy_decision_id: policyDecisionId,
+        decision: result.decision,
+        subject: request.subject,
+        merchant_id: request.merchant_id ?? null,
+        amount: request.amount ? moneyToJson(request.amount) : null,
+        grant_id: leaf?.grant_id ?? null,
+        decision_map_ref: decisionMapId,
+        ...(approval ? { approval_id: approval.approval_id, expires_at: approval.expires_at } : {}),
+      },
+      audit_ref: auditRef,
+      evidence_refs: evidenceRefs,
+    });
+    return {
+      policy_decision_id: policyDecisionId,
+      decision: result.decision,
+      reason: result.reason,
+      obligations: result.obligations,
+      stop_conditions: result.stop_conditions,
+      evidence_refs: evidenceRefs,
+      decision_map_ref: decisionMapId,
+      audit_ref: auditRef,
+      decision_map: map as unknown as Record<string, unknown>,
+      ...(approval ? { approval } : {}),
+    };
+  });
+}
+
+async function rememberNonce(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  n: NonNullable<PayloadVerification['nonce']>,
+): Promise<boolean> {
+  // kept for twice the window after `created`: long enough that a replay is always either remembered or stale
+  const expiresAt = new Date((n.created + 2 * ctx.config.signatureWindowSeconds) * 1000).toISOString();
+  const inserted = await trx
+    .insertInto('request_nonces')
+    .values({ keyid: n.keyid, nonce: n.nonce, created: n.created, expires_at: expiresAt })
+    .onConflict((oc) => oc.columns(['keyid', 'nonce']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+async function lockApproval(
+  trx: Transaction<Database>,
+  policyDecisionId: string,
+  postgres: boolean,
+): Promise<ApprovalSnapshot | null> {
+  let query = trx.selectFrom('approvals').selectAll().where('policy_decision_id', '=', policyDecisionId);
+  if (postgres) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) return null;
+  return {
+    approval_id: row.approval_id,
+    policy_decision_id: row.policy_decision_id,
+    status: row.status,
+    expires_at: row.expires_at,
+    bound: JSON.parse(row.bound) as ApprovalSnapshot['bound'],
+  };
+}
+
+async function createApproval(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  request: DecisionRequest,
+  reason: string,
+  policyDecisionId: string,
+  now: Date,
+): Promise<NonNullable<AuthorizeResponse['approval']>> {
+  const approvalId = mintedId('approval', ctx.newUuid());
+  const nowIso = now.toISOString();
+  const expiresAt = new Date(now.getTime() + ctx.config.approvalTtlSeconds * 1000).toISOString();
+  const bound = {
+    actor_entity_id: request.actor_entity_id,
+    principal_entity_id: request.principal_entity_id,
+    subject: request.subject,
+    ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
+    ...(request.amount ? { amount: request.amount } : {}),
+    ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),
+    ...(request.basket !== undefined ? { basket_hash: computeBasketHash(request.basket) } : {}),
+  };
+  await trx
+    .insertInto('approvals')
+    .values({
+      approval_id: approvalId,
+      policy_decision_id: policyDecisionId,
+      principal_entity_id: request.principal_entity_id,
+      actor_entity_id: request.actor_entity_id,
+      status: 'pending',
+      reason,
+      bound: JSON.stringify(bound),
+      expires_at: expiresAt,
+      decided_at: null,
+      sca_reference: null,
+      consumed_by: null,
+      created_at: nowIso,
+      updated_at: nowIso,
+    })
+    .execute();
+  return { approval_id: approvalId, status: 'pending', expires_at: expiresAt };
+}

@@ -1,0 +1,15 @@
+import type { DecisionResult } from '@aar/core';
+
+/** The authorize answer (HTTP 200 for every decision, deny included; CONTRACT section 3). */
+export interface AuthorizeResponse {
+  policy_decision_id: string;
+  decision: DecisionResult['decision'];
+  reason: DecisionResult['reason'];
+  obligations: DecisionResult['obligations'];
+  stop_conditions: DecisionResult['stop_conditions'];
+  evidence_refs: string[];
+  decision_map_ref: string;
+  audit_ref: string;
+  decision_map: Record<string, unknown>;
+  approval?: { approval_id: string; status: string; expires_at: string };
+}

@@ -1,0 +1,99 @@
+/**
+ * Reads every fact decide needs (CONTRACT section 3: "the snapshot holds every fact it read"), except the two that
+ * must be read under lock inside the decision's transaction: whether the nonce is new, and today's spend.
+ * Attacker assumption: ids in the request are the caller's; each is looked up, never trusted.
+ */
+import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, RiskState } from '@aar/core';
+import type { AppContext } from '../../app-context.ts';
+import type { StoredScope } from '../grants/grant-scope.ts';
+import { loadGrantChain } from './grant-chain.ts';
+import type { GrantLinkVerifier } from './grant-link-verifier.ts';
+import { toDecideScope } from './to-decide-scope.ts';
+
+export const POLICY = { policy_id: 'ns:policy:card-purchase-default', version: '1' } as const;
+
+export async function loadSnapshot(
+  ctx: AppContext,
+  verifier: GrantLinkVerifier,
+  request: DecisionRequest,
+  payload: DecisionSnapshot['payload'],
+  now: Date,
+): Promise<DecisionSnapshot> {
+  const db = ctx.store.db;
+  const nowIso = now.toISOString();
+  const ids = [request.principal_entity_id, request.actor_entity_id];
+  const [entities, instrument, chain, merchant, risks] = await Promise.all([
+    db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', 'in', ids).execute(),
+    request.instrument_id
+      ? db
+          .selectFrom('card_tokens')
+          .select(['card_token_id', 'principal_entity_id', 'state'])
+          .where('card_token_id', '=', request.instrument_id)
+          .executeTakeFirst()
+      : Promise.resolve(undefined),
+    loadGrantChain(db, request, nowIso),
+    request.merchant_id
+      ? db
+          .selectFrom('merchants')
+          .select(['merchant_id', 'category', 'jurisdiction', 'state'])
+          .where('merchant_id', '=', request.merchant_id)
+          .executeTakeFirst()
+      : Promise.resolve(undefined),
+    db
+      .selectFrom('risk_states')
+      .selectAll()
+      .where('entity_id', 'in', [...ids, ...(request.instrument_id ? [request.instrument_id] : [])])
+      .execute(),
+  ]);
+  const entity = (id: string): EntitySnapshot | null => {
+    const row = entities.find((e) => e.entity_id === id);
+    return row ? { entity_id: row.entity_id, type: row.type, state: row.state } : null;
+  };
+  const risk = (id: string | undefined): RiskState => {
+    const row = risks.find((r) => r.entity_id === id);
+    if (!row || (row.expires_at !== null && row.expires_at <= nowIso)) return 'normal';
+    return row.risk_state;
+  };
+  const grants = await Promise.all(
+    chain.rows.map(async (row) => ({
+      grant_id: row.grant_id,
+      parent_grant_id: row.parent_grant_id,
+      principal_entity_id: row.principal_entity_id,
+      actor_entity_id: row.actor_entity_id,
+      capability_id: row.capability_id,
+      resource_id: row.resource_id,
+      state: row.state,
+      scope: toDecideScope(JSON.parse(row.scope) as StoredScope),
+      spent_today: { minor: 0, currency: currencyOf(JSON.parse(row.scope) as StoredScope, request) },
+      depth: row.depth,
+      signature_valid: await verifier.isTrusted(row),
+    })),
+  );
+  return {
+    payload,
+    principal: entity(request.principal_entity_id),
+    actor: entity(request.actor_entity_id),
+    instrument: instrument ?? null,
+    grants,
+    grant_lookup: chain.lookup,
+    merchant: merchant ?? null,
+    risk: {
+      actor: risk(request.actor_entity_id),
+      principal: risk(request.principal_entity_id),
+      instrument: risk(request.instrument_id),
+    },
+    approval: null,
+    policy: { ...POLICY },
+  };
+}
+
+/** A grant's currency: that of its limits; a grant without money limits counts spend in the request's currency. */
+export function currencyOf(scope: StoredScope, request: DecisionRequest): string {
+  return (
+    scope.max_daily_amount?.currency ??
+    scope.max_amount_per_purchase?.currency ??
+    scope.requires_approval_above?.currency ??
+    request.amount?.currency ??
+    'XXX'
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * Step 1 of CONTRACT section 3: is the request signed by the agent, over this very request, recently?
+ * The key comes only from the agent's registration (keyid must name the requesting actor); the algorithm comes
+ * from that key. Whether the nonce is new is decided later, inside the decision's transaction.
+ */
+import {
+  tryParseEntityId,
+  verifyRequestSignature,
+  type Ed25519PublicJwk,
+  type RequestSignatureResult,
+} from '@aar/core';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+
+export interface PayloadVerification {
+  result: RequestSignatureResult;
+  /** the agent key id and nonce to remember, set only when the signature is valid and fresh */
+  nonce?: { keyid: string; nonce: string; created: number };
+}
+
+export async function verifyPayload(
+  ctx: AppContext,
+  request: FastifyRequest,
+  actorEntityId: string,
+): Promise<PayloadVerification> {
+  const url = `${request.protocol}://${request.host}${request.url}`;
+  const resolveKey = async (keyid: string): Promise<Ed25519PublicJwk | undefined> => {
+    if (tryParseEntityId(keyid)?.id !== actorEntityId) return undefined; // a key of another entity never signs for this actor
+    const row = await ctx.store.db
+      .selectFrom('entities')
+      .select(['public_key_jwk', 'state'])
+      .where('entity_id', '=', actorEntityId)
+      .executeTakeFirst();
+    if (!row?.public_key_jwk || row.state === 'tombstoned') return undefined;
+    return JSON.parse(row.public_key_jwk) as Ed25519PublicJwk;
+  };
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
+  const result = await verifyRequestSignature(
+    {
+      method: request.method,
+      url,
+      headers: request.headers as Record<string, string | string[] | undefined>,
+      body: request.rawBody ?? new Uint8Array(),
+    },
+    resolveKey,
+    now,
+    { windowSeconds: ctx.config.signatureWindowSeconds },
+  );
+  if (result.status === 'valid' && result.keyid && result.nonce && result.created !== undefined) {
+    return { result, nonce: { keyid: actorEntityId, nonce: result.nonce, created: result.created } };
+  }
+  return { result };
+}
