@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { AppConfig } from './config.ts';
 import type { KeyRing } from './keys/key-ring.ts';
 import type { Store } from './store/index.ts';
+import type { WriteQueue } from './store/write-queue.ts';
 
 /** Everything a route or service needs, passed explicitly: no module-level singletons. */
 export interface AppContext {
@@ -10,6 +11,8 @@ export interface AppContext {
   readonly store: Store;
   readonly clock: Clock;
   readonly keys: KeyRing;
+  /** group commit: every state change runs through it, with its events and audit entries */
+  readonly writer: WriteQueue;
   /** mints UUIDv7s (RFC 9562); tests may make this deterministic */
   readonly newUuid: () => string;
 }

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { AppConfig } from './config.ts';
 import { openKeyRing } from './keys/key-ring.ts';
 import { migrateStore, openStore } from './store/index.ts';
+import { WriteQueue } from './store/write-queue.ts';
 import { join } from 'node:path';
 
 export interface OpenRuntimeOptions {
@@ -22,7 +23,8 @@ export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions
     if (options.migrate !== false) await migrateStore(store);
     const clock = options.clock ?? systemClock;
     const keys = await openKeyRing({ dataDir: config.dataDir, store, clock });
-    return { config, store, clock, keys, newUuid: options.newUuid ?? defaultUuid };
+    const newUuid = options.newUuid ?? defaultUuid;
+    return { config, store, clock, keys, newUuid, writer: new WriteQueue(store, clock, newUuid) };
   } catch (error) {
     await store.close();
     throw error;

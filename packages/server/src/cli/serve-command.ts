@@ -3,6 +3,7 @@ import { buildApp } from '../app.ts';
 import { ensureBootstrapToken } from '../http/authenticate.ts';
 import { loggerOptions } from '../http/observability.ts';
 import { openRuntime } from '../runtime.ts';
+import { startSweeping } from '../services/maintenance/sweep-expired.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
 
 export function registerServeCommand(program: Command): void {
@@ -24,11 +25,13 @@ export function registerServeCommand(program: Command): void {
         'aar serving',
       );
 
+      const stopSweeping = startSweeping(ctx, (error) => app.log.error({ err: error }, 'housekeeping sweep failed'));
       let closing = false;
       const shutdown = async (signal: string): Promise<void> => {
         if (closing) return;
         closing = true;
         app.log.info({ signal }, 'shutting down');
+        stopSweeping();
         await app.close();
         await ctx.store.close();
       };

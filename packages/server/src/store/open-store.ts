@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -53,7 +53,17 @@ export function openStore(options: StoreOptions): Store {
 
 /** Applies every pending migration; safe to run from several instances at once (Kysely's migration lock). */
 export async function migrateStore(store: Store): Promise<string[]> {
-  const migrator = new Migrator({ db: store.db, provider: migrationProvider(store.dialect) });
+  // Kysely looks for its bookkeeping tables in every schema unless told which: pin it to the one we write to, or a
+  // second deployment (or test) in another schema of the same database would be mistaken for this one.
+  const schema =
+    store.dialect === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0]?.s
+      : undefined;
+  const migrator = new Migrator({
+    db: store.db,
+    provider: migrationProvider(store.dialect),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -201,7 +201,56 @@ export interface RequestNoncesTable {
   expires_at: Timestamp;
 }
 
+export interface AuditEntriesTable {
+  idx: number;
+  audit_id: string;
+  kind: string;
+  subject_ref: string;
+  occurred_at: Timestamp;
+  /** the leaf bytes: RFC 8785 JSON of the AuditEntry */
+  entry: string;
+  /** SHA-256(0x00 || entry), standard base64 */
+  leaf_hash: string;
+}
+
+export interface AuditNodesTable {
+  /** log2 of the subtree width: 0 for leaves */
+  level: number;
+  /** begin / width */
+  idx: number;
+  hash: string;
+}
+
+export interface AuditStateTable {
+  id: number;
+  size: number;
+  last_leaf_hash: string;
+  /** CompactRange JSON */
+  frontier: Json;
+  updated_at: Timestamp;
+}
+
+export interface AuditCheckpointsTable {
+  size: number;
+  root_hash: string;
+  timestamp: Timestamp;
+  /** the signed checkpoint document (JSON) */
+  document: Json;
+}
+
+export interface SubjectSaltsTable {
+  subject_ref: string;
+  /** 32 random bytes, base64url */
+  salt: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  subject_salts: SubjectSaltsTable;
+  audit_entries: AuditEntriesTable;
+  audit_nodes: AuditNodesTable;
+  audit_state: AuditStateTable;
+  audit_checkpoints: AuditCheckpointsTable;
   decisions: DecisionsTable;
   spend_counters: SpendCountersTable;
   approvals: ApprovalsTable;

@@ -3,6 +3,7 @@
  * with app.inject(). The routes stand for real ones: an echo that writes a row, an admin-only read, a public read,
  * a handler that waits on a gate the test opens, and handlers that fail.
  */
+import { WriteQueue } from '../../src/store/write-queue.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +69,14 @@ export async function buildHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   const config = loadConfig({}, { dataDir, ...options.config });
   const keys = await openKeyRing({ dataDir, store, clock });
-  const ctx: AppContext = { config, store, clock, keys, newUuid: defaultUuid };
+  const ctx: AppContext = {
+    config,
+    store,
+    clock,
+    keys,
+    newUuid: defaultUuid,
+    writer: new WriteQueue(store, clock, defaultUuid),
+  };
 
   const logs: string[] = [];
   const stream = new Writable({

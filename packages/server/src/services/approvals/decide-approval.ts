@@ -22,7 +22,7 @@ export async function decideApproval(
 ): Promise<ApprovalView> {
   const id = parseMintedId('approval', rawId, '/params/id');
   const postgres = ctx.store.dialect === 'postgres';
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     let query = trx.selectFrom('approvals').selectAll().where('approval_id', '=', id);
     if (postgres) query = query.forUpdate();
     const row = await query.executeTakeFirst();

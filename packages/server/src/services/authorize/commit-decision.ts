@@ -51,7 +51,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const day = nowIso.slice(0, 10);
   const postgres = ctx.store.dialect === 'postgres';
 
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const snapshot: DecisionSnapshot = structuredClone(input.snapshot);
 
     snapshot.payload.nonce_fresh = input.payload.nonce ? await rememberNonce(ctx, trx, input.payload.nonce) : false;

@@ -32,7 +32,7 @@ export async function createCardToken(
   const id = cardTokenId(local);
   const now = ctx.clock.now().toISOString();
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.writer.run(async (trx) => {
       const owner = await trx
         .selectFrom('entities')
         .select(['state'])

@@ -14,7 +14,7 @@ export async function setCardTokenState(
   ref: string,
   target: 'active' | 'suspended',
 ): Promise<CardTokenView> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const row = await findCardToken(trx, ref, '/params/id');
     if (credential?.role === 'principal') requirePrincipalAccess(credential, row.principal_entity_id);
     if (row.state === target) return cardTokenView(row);

@@ -35,7 +35,7 @@ export async function createEntity(
   const thumbprint = publicJwk ? await jwkThumbprint(publicJwk) : null;
   const now = ctx.clock.now().toISOString();
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.writer.run(async (trx) => {
       const row = await trx
         .insertInto('entities')
         .values({

@@ -17,7 +17,7 @@ export async function setEntityState(
   target: 'active' | 'suspended',
 ): Promise<EntityView> {
   const { id } = parseEntityId(rawId, '/params/id');
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const row = await trx.selectFrom('entities').selectAll().where('entity_id', '=', id).executeTakeFirst();
     if (!row) throw new AarError('not_found', `entity \`${id}\` does not exist`);
     if (row.state === 'tombstoned') throw new AarError('conflict', `entity \`${id}\` is tombstoned`);

@@ -1,12 +1,17 @@
 /**
  * The event outbox: every state change writes its `ns.webhook.v1` envelope (CONTRACT section 9) in the SAME
- * transaction as the change, so an event exists if and only if the change committed. Delivery reads this table.
- * Envelopes are signed at write time with the service key (the `asymmetric` profile's body signature).
+ * transaction as the change, and the audit entry that records it, so an event and its audit entry exist if and only
+ * if the change committed. Must run inside a write-queue unit (store/write-queue.ts).
+ * Envelopes are stored unsigned and signed when read or delivered (sign-envelope.ts): Ed25519 is deterministic, so
+ * every reader sees the same signature while the key is current, and a cascade of 100k changes does not pay 100k
+ * signatures before it can answer.
  */
-import { mintedId, signDocument } from '@aar/core';
+import { mintedId } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
+import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
+import { auditOf } from '../../store/write-queue.ts';
 
 export interface EventInput {
   event_type: string;
@@ -16,11 +21,14 @@ export interface EventInput {
   subject_ref: string;
   reason_code: string;
   data: Record<string, unknown>;
+  /** the audit entry's id when the caller minted it already (a decision names it in its response) */
   audit_ref?: string;
   evidence_refs?: string[];
+  /** what the audit entry commits to; the unsigned envelope when absent */
+  audit_record?: unknown;
 }
 
-export interface EventEnvelope {
+export interface UnsignedEventEnvelope {
   schema_version: 'ns.webhook.v1';
   event_id: string;
   event_type: string;
@@ -33,18 +41,21 @@ export interface EventEnvelope {
   audit_ref: string;
   evidence_refs: string[];
   delivery: { idempotency_key: string; replayable: boolean };
-  signature: { algorithm: 'ed25519'; key_id: string; signature: string };
 }
+
+export type EventEnvelope = UnsignedEventEnvelope & {
+  signature: { algorithm: 'ed25519'; key_id: string; signature: string };
+};
 
 export async function appendEvent(
   trx: Transaction<Database>,
   ctx: AppContext,
   input: EventInput,
-): Promise<EventEnvelope> {
+): Promise<UnsignedEventEnvelope> {
   const eventId = mintedId('event', ctx.newUuid());
   const occurredAt = ctx.clock.now().toISOString();
-  const unsigned = {
-    schema_version: 'ns.webhook.v1' as const,
+  const envelope: UnsignedEventEnvelope = {
+    schema_version: 'ns.webhook.v1',
     event_id: eventId,
     event_type: input.event_type,
     occurred_at: occurredAt,
@@ -57,7 +68,13 @@ export async function appendEvent(
     evidence_refs: input.evidence_refs ?? [],
     delivery: { idempotency_key: eventId, replayable: true },
   };
-  const envelope = (await signDocument(unsigned, ctx.keys.current())) as EventEnvelope;
+  await auditOf(trx).append({
+    audit_id: envelope.audit_ref,
+    kind: input.event_type,
+    subject_ref: await subjectRefForAudit(trx, input.subject_ref, occurredAt),
+    record: input.audit_record ?? envelope,
+    occurred_at: occurredAt,
+  });
   await trx
     .insertInto('events')
     .values({

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
-import type { EventEnvelope } from './append-event.ts';
+import type { EventEnvelope, UnsignedEventEnvelope } from './append-event.ts';
+import { signEnvelope } from './sign-envelope.ts';
 
 /**
  * Events in commit-safe order for pull consumers. On PostgreSQL a transaction can take seq 7 and commit after the
@@ -21,5 +22,9 @@ export async function listEvents(ctx: AppContext, page: PageRequest, eventType?:
     query = query.where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
   }
   const rows = await query.execute();
-  return toPage(rows, page.limit, (row) => JSON.parse(row.envelope) as EventEnvelope);
+  const unsigned = toPage(rows, page.limit, (row) => JSON.parse(row.envelope) as UnsignedEventEnvelope);
+  return {
+    items: await Promise.all(unsigned.items.map((e) => signEnvelope(ctx, e))),
+    next_cursor: unsigned.next_cursor,
+  };
 }

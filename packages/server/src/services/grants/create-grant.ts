@@ -53,7 +53,7 @@ export async function createGrant(
   const resourceId = cardCredentialId(tokenLocal);
   const issuedAt = now.toISOString();
 
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const entities = await trx
       .selectFrom('entities')
       .select(['entity_id', 'state'])

@@ -9,7 +9,7 @@ export async function rotateSigningKey(
   credential: Credential | null,
 ): Promise<{ retired: string; current: string }> {
   const result = await ctx.keys.rotate();
-  await ctx.store.db.transaction().execute((trx) =>
+  await ctx.writer.run((trx) =>
     appendEvent(trx, ctx, {
       event_type: 'ns.key.rotated',
       actor_entity_id: actorOf(credential),

@@ -24,7 +24,7 @@ export async function createMerchant(
   }
   const now = ctx.clock.now().toISOString();
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.writer.run(async (trx) => {
       const row = await trx
         .insertInto('merchants')
         .values({

@@ -33,7 +33,7 @@ export async function recordOutcome(
 ): Promise<OutcomeResult> {
   const id = parseMintedId('decision', rawId, '/policy_decision_id');
   const postgres = ctx.store.dialect === 'postgres';
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     let query = trx
       .selectFrom('decisions')
       .select(['policy_decision_id', 'outcome', 'reservation', 'spend_day', 'actor_entity_id', 'principal_entity_id'])

@@ -46,7 +46,7 @@ export async function recordRiskSignal(
     expiresAt = new Date(Date.parse(input.expires_at)).toISOString();
   }
   const nowIso = now.toISOString();
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const exists = entity
       ? await trx.selectFrom('entities').select('entity_id').where('entity_id', '=', subject).executeTakeFirst()
       : await trx
@@ -58,11 +58,14 @@ export async function recordRiskSignal(
       throw new AarError('reference_not_found', `\`${subject}\` does not exist`, {
         errors: [{ path: '/entity_id', message: 'does not exist' }],
       });
-    const previous = await trx
+    const stored = await trx
       .selectFrom('risk_states')
-      .select('risk_state')
+      .select(['risk_state', 'expires_at'])
       .where('entity_id', '=', subject)
       .executeTakeFirst();
+    // the state in force, as authorize reads it: a state past its expires_at has lapsed to normal
+    const previousState =
+      !stored || (stored.expires_at !== null && stored.expires_at <= nowIso) ? 'normal' : stored.risk_state;
     const row = {
       entity_id: subject,
       risk_state: input.risk_state,
@@ -74,14 +77,12 @@ export async function recordRiskSignal(
       .insertInto('risk_states')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .column('entity_id')
-          .doUpdateSet({
-            risk_state: row.risk_state,
-            reason: row.reason,
-            expires_at: row.expires_at,
-            updated_at: row.updated_at,
-          }),
+        oc.column('entity_id').doUpdateSet({
+          risk_state: row.risk_state,
+          reason: row.reason,
+          expires_at: row.expires_at,
+          updated_at: row.updated_at,
+        }),
       )
       .execute();
     await appendEvent(trx, ctx, {
@@ -90,7 +91,7 @@ export async function recordRiskSignal(
       principal_entity_id: null,
       subject_ref: subject,
       reason_code: `risk_${input.risk_state}`,
-      data: { previous_state: previous?.risk_state ?? 'normal', new_state: input.risk_state, expires_at: expiresAt },
+      data: { previous_state: previousState, new_state: input.risk_state, expires_at: expiresAt },
     });
     return row;
   });

@@ -61,7 +61,7 @@ export async function createToken(
   }
   const tokenId = mintedId('token', ctx.newUuid());
   const now = ctx.clock.now().toISOString();
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     if (principalId) {
       const principal = await trx
         .selectFrom('entities')
@@ -112,7 +112,7 @@ export async function listTokens(ctx: AppContext, page: PageRequest): Promise<Pa
 /** Revocation takes effect on the next request: authentication reads the table every time, nothing is cached. */
 export async function revokeToken(ctx: AppContext, credential: Credential | null, rawId: string): Promise<TokenInfo> {
   const id = parseMintedId('token', rawId, '/params/id');
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.writer.run(async (trx) => {
     const row = await trx.selectFrom('api_tokens').selectAll().where('token_id', '=', id).executeTakeFirst();
     if (!row) throw new AarError('not_found', `token \`${id}\` does not exist`);
     if (row.revoked_at) return tokenInfo(row);

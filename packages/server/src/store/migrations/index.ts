@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import * as foundation from './0001-foundation.ts';
 import * as authorize from './0002-authorize.ts';
+import * as audit from './0003-audit.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -11,6 +12,7 @@ interface DialectMigration {
 const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0001-foundation', foundation],
   ['0002-authorize', authorize],
+  ['0003-audit', audit],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

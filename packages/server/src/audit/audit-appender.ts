@@ -1,0 +1,131 @@
+/**
+ * Appends audit entries inside a write batch (store/write-queue.ts). The tip (size, last leaf hash, compact-range
+ * frontier) is read at the start of every batch — under `FOR UPDATE` on PostgreSQL, so batches of all instances
+ * append in one order — and written back at its end, in the same transaction as the entries and the state changes
+ * they record. A unit of work that fails rolls its entries back with its savepoint, and the appender's in-memory
+ * tip with `restore()`.
+ * INVARIANT: entry i's prev_leaf_hash is entry i-1's leaf hash; audit_nodes holds every perfect subtree hash.
+ */
+import { AarError, CompactRange, encodeBase64, mintedId } from '@aar/core';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/index.ts';
+import { AUDIT_ENTRY_SCHEMA, encodeEntry, recordDigest, type AuditEntry } from './audit-entry.ts';
+
+export interface AuditAppendInput {
+  kind: string;
+  subject_ref: string;
+  /** what the entry commits to (only its digest enters the chain) */
+  record: unknown;
+  occurred_at: string;
+  /** minted when absent */
+  audit_id?: string;
+}
+
+export interface AuditMark {
+  size: number;
+  lastLeafHash: string;
+  frontier: string;
+}
+
+export class AuditAppender {
+  readonly #trx: Transaction<Database>;
+  readonly #newUuid: () => string;
+  #size: number;
+  #lastLeafHash: string;
+  #range: CompactRange;
+
+  private constructor(
+    trx: Transaction<Database>,
+    newUuid: () => string,
+    size: number,
+    lastLeafHash: string,
+    range: CompactRange,
+  ) {
+    this.#trx = trx;
+    this.#newUuid = newUuid;
+    this.#size = size;
+    this.#lastLeafHash = lastLeafHash;
+    this.#range = range;
+  }
+
+  static async begin(trx: Transaction<Database>, postgres: boolean, newUuid: () => string): Promise<AuditAppender> {
+    let query = trx.selectFrom('audit_state').selectAll().where('id', '=', 1);
+    if (postgres) query = query.forUpdate();
+    const tip = await query.executeTakeFirst();
+    if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
+    const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
+    if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
+    return new AuditAppender(trx, newUuid, Number(tip.size), tip.last_leaf_hash, range);
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  mark(): AuditMark {
+    return { size: this.#size, lastLeafHash: this.#lastLeafHash, frontier: JSON.stringify(this.#range.toJSON()) };
+  }
+
+  restore(mark: AuditMark): void {
+    this.#size = mark.size;
+    this.#lastLeafHash = mark.lastLeafHash;
+    this.#range = CompactRange.fromJSON(JSON.parse(mark.frontier));
+  }
+
+  async append(input: AuditAppendInput): Promise<{ audit_id: string; index: number }> {
+    const entry: AuditEntry = {
+      schema_version: AUDIT_ENTRY_SCHEMA,
+      audit_id: input.audit_id ?? mintedId('audit', this.#newUuid()),
+      index: this.#size,
+      occurred_at: input.occurred_at,
+      kind: input.kind,
+      subject_ref: input.subject_ref,
+      record_digest: recordDigest(input.record),
+      prev_leaf_hash: this.#lastLeafHash,
+    };
+    const { text, leafHash } = encodeEntry(entry);
+    const nodes: Array<{ level: number; idx: number; hash: string }> = [];
+    this.#range.append(new Uint8Array(leafHash), (range, hash) => {
+      const width = range.end - range.begin;
+      nodes.push({ level: Math.log2(width), idx: range.begin / width, hash: encodeBase64(hash) });
+    });
+    const leafB64 = leafHash.toString('base64');
+    try {
+      await this.#trx
+        .insertInto('audit_entries')
+        .values({
+          idx: entry.index,
+          audit_id: entry.audit_id,
+          kind: entry.kind,
+          subject_ref: entry.subject_ref,
+          occurred_at: entry.occurred_at,
+          entry: text,
+          leaf_hash: leafB64,
+        })
+        .execute();
+      await this.#trx.insertInto('audit_nodes').values(nodes).execute();
+    } catch (error) {
+      // fail closed: the change this entry records is rolled back with it and the caller gets 503
+      throw new AarError('audit_unavailable', 'the audit chain cannot be written; nothing was committed', {
+        cause: error,
+      });
+    }
+    this.#size += 1;
+    this.#lastLeafHash = leafB64;
+    return { audit_id: entry.audit_id, index: entry.index };
+  }
+
+  /** Writes the tip back; called once per batch, after every unit. */
+  async flush(nowIso: string): Promise<void> {
+    await this.#trx
+      .updateTable('audit_state')
+      .set({
+        size: this.#size,
+        last_leaf_hash: this.#lastLeafHash,
+        frontier: JSON.stringify(this.#range.toJSON()),
+        updated_at: nowIso,
+      })
+      .where('id', '=', 1)
+      .execute();
+  }
+}
