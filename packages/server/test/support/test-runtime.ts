@@ -36,9 +36,22 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
     { AAR_DATA_DIR: dataDir, AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN, AAR_ISSUER_URL: 'http://127.0.0.1:8080' },
     { ...(pgSchema ? { databaseUrl: pgSchema.url } : {}), ...options.config },
   );
-  const ctx = await openRuntime(config, options.clock ? { clock: options.clock } : {});
-  const app = await buildApp(ctx);
-  await ensureBootstrapToken(ctx);
+  let ctx: AppContext;
+  let app: FastifyInstance;
+  try {
+    ctx = await openRuntime(config, options.clock ? { clock: options.clock } : {});
+  } catch (error) {
+    await pgSchema?.drop();
+    throw error;
+  }
+  try {
+    app = await buildApp(ctx);
+    await ensureBootstrapToken(ctx);
+  } catch (error) {
+    await ctx.store.close();
+    await pgSchema?.drop();
+    throw error;
+  }
   return {
     ctx,
     app,

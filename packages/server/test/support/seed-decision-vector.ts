@@ -1,0 +1,208 @@
+/**
+ * Builds, in an empty store, the state from which authorize loads exactly a decision vector's snapshot.
+ * Through the admin API wherever it can say it (entities with the agent's key, card tokens, merchants, suspensions,
+ * risk signals, the runtime token); by direct inserts where it cannot (grants with given ids and signed links, a
+ * suspended merchant or tombstoned entity, the day's spend counters, an approval in a given status).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  cardTokenId,
+  tryParseCardTokenRef,
+  tryParseEntityId,
+  type DecisionSnapshot,
+  type EntitySnapshot,
+  type PurchaseAction,
+} from '@aar/core';
+import { createRequestSigner, type RequestSigner } from '@aar/sdk';
+import { createApiCall, mustSucceed, type ApiCall } from './api-call.ts';
+import type { DecisionVector } from './decision-vectors.ts';
+import { ADMIN_TOKEN, type TestRuntime } from './test-runtime.ts';
+import { insertVectorGrants, vectorGrantOf, type VectorGrant } from './vector-grants.ts';
+
+export interface SeededVector {
+  /** admin credential; fails on any non-2xx */
+  admin: ApiCall;
+  runtimeToken: string;
+  /** the agent's signer, its clock fixed at the vector's `payload.created` (or `now`) */
+  signer: RequestSigner;
+  /** rewrites today's spend counters and the approval to the vector's values (a first request may change them) */
+  resetMutableState(): Promise<void>;
+}
+
+export async function seedDecisionVector(rt: TestRuntime, base: string, vector: DecisionVector): Promise<SeededVector> {
+  const { request, snapshot, now } = vector.input;
+  const db = rt.ctx.store.db;
+  const nowIso = new Date(now).toISOString();
+  const admin = mustSucceed(createApiCall(base, ADMIN_TOKEN));
+
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const privateJwk = privateKey.export({ format: 'jwk' }) as { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string };
+  const publicJwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
+
+  const grants: VectorGrant[] =
+    snapshot.grant_lookup === 'found'
+      ? snapshot.grants.map(vectorGrantOf)
+      : snapshot.grant_lookup === 'capability_not_granted'
+        ? [uncoveringGrant(request.actor_entity_id, request.principal_entity_id, request.action, request.instrument_id)]
+        : [];
+
+  // every entity is created active (a card token needs an active owner); states are applied once all exist
+  const entities = new Map<string, EntitySnapshot>();
+  const addEntity = (e: EntitySnapshot) => {
+    if (!entities.has(e.entity_id)) entities.set(e.entity_id, e);
+  };
+  if (snapshot.principal) addEntity(snapshot.principal);
+  if (snapshot.actor) addEntity(snapshot.actor);
+  if (snapshot.instrument) addEntity(activeEntity(snapshot.instrument.principal_entity_id));
+  for (const g of grants) {
+    addEntity(activeEntity(g.principal_entity_id));
+    addEntity(activeEntity(g.actor_entity_id));
+  }
+  for (const e of entities.values()) {
+    const parsed = tryParseEntityId(e.entity_id);
+    if (!parsed || parsed.id !== e.entity_id || parsed.type !== e.type) {
+      throw new Error(`entity ${e.entity_id} of type ${e.type} cannot be registered under that id`);
+    }
+    const isActor = e.entity_id === snapshot.actor?.entity_id;
+    await admin('POST', '/v1/entities', {
+      type: e.type,
+      id: parsed.local,
+      display_name: `Vector ${parsed.local}`,
+      ...(isActor ? { public_key_jwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x } } : {}),
+    });
+  }
+
+  const tokens = new Map<string, { owner: string; state: 'active' | 'suspended' }>();
+  if (snapshot.instrument) {
+    const local = localTokenOf(snapshot.instrument.card_token_id);
+    tokens.set(local, { owner: snapshot.instrument.principal_entity_id, state: snapshot.instrument.state });
+  }
+  for (const g of grants) {
+    const local = localTokenOf(g.resource_id);
+    if (!tokens.has(local)) tokens.set(local, { owner: g.principal_entity_id, state: 'active' });
+  }
+  for (const [local, token] of tokens) {
+    await admin('POST', '/v1/card-tokens', {
+      id: local,
+      principal_entity_id: token.owner,
+      network_token: `ntk_${local}`,
+    });
+    if (token.state === 'suspended') await admin('POST', `/v1/card-tokens/ns:card_token:${local}/suspend`);
+  }
+
+  if (snapshot.merchant) {
+    const m = snapshot.merchant;
+    await admin('POST', '/v1/merchants', {
+      id: m.merchant_id,
+      display_name: `Vector ${m.merchant_id}`,
+      category: m.category,
+      jurisdiction: m.jurisdiction,
+    });
+    if (m.state !== 'active') {
+      // the API has no merchant suspension
+      await db.updateTable('merchants').set({ state: m.state }).where('merchant_id', '=', m.merchant_id).execute();
+    }
+  }
+
+  await insertVectorGrants(rt.ctx, grants, nowIso);
+
+  for (const e of entities.values()) {
+    if (e.state === 'suspended') await admin('POST', `/v1/entities/${e.entity_id}/suspend`);
+    else if (e.state === 'tombstoned') {
+      // erasure is not part of the admin API this suite drives
+      await db.updateTable('entities').set({ state: 'tombstoned' }).where('entity_id', '=', e.entity_id).execute();
+    }
+  }
+
+  const runtimeToken: string = (await admin('POST', '/v1/tokens', { role: 'runtime' })).body.token;
+  const risky: Array<[string | undefined, DecisionSnapshot['risk']['actor']]> = [
+    [canonicalEntity(request.actor_entity_id), snapshot.risk.actor],
+    [canonicalEntity(request.principal_entity_id), snapshot.risk.principal],
+    [request.instrument_id && cardTokenId(localTokenOf(request.instrument_id)), snapshot.risk.instrument],
+  ];
+  for (const [entityId, state] of risky) {
+    if (state === 'normal') continue;
+    if (!entityId) throw new Error(`risk ${state} for a subject the request does not name`);
+    await admin('POST', '/v1/risk-signals', { entity_id: entityId, risk_state: state }, runtimeToken);
+  }
+
+  const resetMutableState = async () => {
+    const day = nowIso.slice(0, 10);
+    await db.deleteFrom('spend_counters').execute();
+    for (const g of snapshot.grant_lookup === 'found' ? snapshot.grants : []) {
+      if (g.spent_today.minor === 0) continue; // no row: the server counts from zero
+      await db
+        .insertInto('spend_counters')
+        .values({ grant_id: g.grant_id, day, currency: g.spent_today.currency, reserved_minor: g.spent_today.minor })
+        .execute();
+    }
+    await db.deleteFrom('approvals').execute();
+    const a = snapshot.approval;
+    if (a) {
+      const decided = a.status === 'approved' || a.status === 'rejected' || a.status === 'consumed';
+      await db
+        .insertInto('approvals')
+        .values({
+          approval_id: a.approval_id,
+          policy_decision_id: a.policy_decision_id,
+          principal_entity_id: a.bound.principal_entity_id,
+          actor_entity_id: a.bound.actor_entity_id,
+          status: a.status,
+          reason: 'amount_above_approval_threshold',
+          bound: JSON.stringify(a.bound),
+          expires_at: new Date(a.expires_at).toISOString(),
+          decided_at: decided ? nowIso : null,
+          sca_reference: null,
+          consumed_by: null,
+          created_at: nowIso,
+          updated_at: nowIso,
+        })
+        .execute();
+    }
+  };
+  await resetMutableState();
+
+  const created = snapshot.payload.created ?? Math.floor(Date.parse(now) / 1000);
+  const signer = createRequestSigner({
+    keyId: snapshot.actor?.entity_id ?? canonicalEntity(request.actor_entity_id) ?? request.actor_entity_id,
+    privateJwk,
+    now: () => created,
+  });
+  return { admin, runtimeToken, signer, resetMutableState };
+}
+
+function activeEntity(id: string): EntitySnapshot {
+  const parsed = tryParseEntityId(id);
+  if (!parsed) throw new Error(`not an entity id: ${id}`);
+  return { entity_id: parsed.id, type: parsed.type, state: 'active' };
+}
+
+function canonicalEntity(id: string): string | undefined {
+  return tryParseEntityId(id)?.id;
+}
+
+function localTokenOf(ref: string): string {
+  const local = tryParseCardTokenRef(ref);
+  if (local === undefined) throw new Error(`not a card token reference: ${ref}`);
+  return local;
+}
+
+/**
+ * `grant_lookup: capability_not_granted` means grants exist from this principal to this actor, none covering the
+ * action; the snapshot then lists no grant, so one is made up: a sub-capability of another action.
+ */
+function uncoveringGrant(actor: string, principal: string, action: PurchaseAction, instrument?: string): VectorGrant {
+  const other: PurchaseAction = action === 'search' ? 'compare' : 'search';
+  return {
+    grant_id: 'ns:authority:grant:01963a4e-0000-7000-8000-000000000001',
+    parent_grant_id: null,
+    principal_entity_id: canonicalEntity(principal) ?? principal,
+    actor_entity_id: canonicalEntity(actor) ?? actor,
+    capability_id: `ns:capability:purchase:${other}`,
+    resource_id: `ns:credential:card-token:${instrument ? localTokenOf(instrument) : 'tok-1'}`,
+    state: 'active',
+    scope: {},
+    depth: 0,
+    signature_valid: true,
+  };
+}
