@@ -115,7 +115,6 @@ describe('verifyRequestSignature: signatures (SECURITY.md)', () => {
     ['S + L (a malleated copy)', (s: Uint8Array) => `sig1=:${encodeBase64(addL(s))}:`, 'signature_mismatch'],
     ['unpadded base64', (s: Uint8Array) => `sig1=:${encodeBase64(s).replace(/=+$/, '')}:`, 'malformed_signature'],
     ['base64url', (s: Uint8Array) => `sig1=:${encodeBase64Url(s)}:`, 'malformed_signature'],
-    ['padded base64url', (s: Uint8Array) => `sig1=:${encodeBase64Url(s)}==:`, 'malformed_signature'],
     ['a string, not bytes', (s: Uint8Array) => `sig1="${encodeBase64(s)}"`, 'malformed_signature'],
     ['parameters on the signature', (s: Uint8Array) => `sig1=:${encodeBase64(s)}:;x=1`, 'malformed_signature'],
     ['trailing garbage', (s: Uint8Array) => `sig1=:${encodeBase64(s)}:AA`, 'malformed_signature'],

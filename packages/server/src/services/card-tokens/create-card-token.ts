@@ -1,10 +1,10 @@
-import { AarError, cardTokenId, fieldError, isLocalId, parseEntityId } from '@aar/core';
+import { cardTokenId, fieldError, isLocalId, parseEntityId } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import { requirePrincipalAccess } from '../../http/authenticate.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
-import { isUniqueViolation } from '../unique-violation.ts';
+import { duplicateAsConflict } from '../unique-violation.ts';
 import { cardTokenView, type CardTokenView } from './card-token-view.ts';
 
 export interface CreateCardTokenInput {
@@ -72,10 +72,6 @@ export async function createCardToken(
       return cardTokenView(row);
     });
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new AarError('conflict', `card token \`${id}\` already exists`, {
-        errors: [{ path: '/id', message: 'already exists' }],
-      });
-    throw error;
+    throw duplicateAsConflict(error, `card token \`${id}\``, '/id');
   }
 }

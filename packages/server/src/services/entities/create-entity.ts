@@ -1,5 +1,4 @@
 import {
-  AarError,
   entityId,
   fieldError,
   isLocalId,
@@ -11,7 +10,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
-import { isUniqueViolation } from '../unique-violation.ts';
+import { duplicateAsConflict } from '../unique-violation.ts';
 import { entityView, type EntityView } from './entity-view.ts';
 
 export interface CreateEntityInput {
@@ -62,10 +61,6 @@ export async function createEntity(
       return entityView(row);
     });
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new AarError('conflict', `entity \`${id}\` already exists`, {
-        errors: [{ path: '/id', message: 'already exists' }],
-      });
-    throw error;
+    throw duplicateAsConflict(error, `entity \`${id}\``, '/id');
   }
 }

@@ -1,9 +1,9 @@
-import { AarError, fieldError, isJurisdiction, isLocalId } from '@aar/core';
+import { fieldError, isJurisdiction, isLocalId } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
-import { isUniqueViolation } from '../unique-violation.ts';
+import { duplicateAsConflict } from '../unique-violation.ts';
 import { merchantView, type MerchantView } from './merchant-view.ts';
 
 export interface CreateMerchantInput {
@@ -49,10 +49,6 @@ export async function createMerchant(
       return merchantView(row);
     });
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new AarError('conflict', `merchant \`${input.id}\` already exists`, {
-        errors: [{ path: '/id', message: 'already exists' }],
-      });
-    throw error;
+    throw duplicateAsConflict(error, `merchant \`${input.id}\``, '/id');
   }
 }
