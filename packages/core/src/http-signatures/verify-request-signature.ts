@@ -31,7 +31,15 @@ import { buildSignatureBase } from './signature-base.ts';
 
 const MAX_TIMESTAMP = 999_999_999_999_999;
 
+/** Strict Ed25519 verification (32-byte key, 64-byte signature, S < L); never throws. */
+export type Ed25519VerifyFn = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => Promise<boolean>;
+
 export interface VerifyRequestSignatureOptions {
+  /**
+   * the Ed25519 implementation; default core's WebCrypto one. A server may pass a native one (Node's WebCrypto runs
+   * Ed25519 on the main thread at several times the cost of node:crypto); it must pass the same Wycheproof vectors.
+   */
+  ed25519Verify?: Ed25519VerifyFn;
   /** |now - created| <= window is fresh; default 300 */
   windowSeconds?: number;
   /** components every signature must cover; default AGENT_REQUEST_COMPONENTS */
@@ -120,7 +128,8 @@ export async function verifyRequestSignature(
   } catch {
     return { ...known, failure: 'invalid_component_value' };
   }
-  if (!(await ed25519Verify(publicKey, message, parsed.signature))) return { ...known, failure: 'signature_mismatch' };
+  const verifyEd25519 = options.ed25519Verify ?? ed25519Verify;
+  if (!(await verifyEd25519(publicKey, message, parsed.signature))) return { ...known, failure: 'signature_mismatch' };
 
   if (parsed.expires !== undefined && parsed.expires <= now) return { ...known, status: 'stale', failure: 'expired' };
   if (parsed.created - now > window) return { ...known, status: 'stale', failure: 'created_in_future' };

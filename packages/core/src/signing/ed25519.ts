@@ -37,6 +37,27 @@ export async function importEd25519PublicKey(key: Ed25519PublicJwk | Uint8Array)
   }
 }
 
+/**
+ * Imported verification keys by their 32 bytes: importing costs more than verifying, and a service verifies the same
+ * few keys (its own, its agents') again and again. A CryptoKey holds no secret and is immutable; the cache is bounded.
+ */
+const VERIFY_KEYS = new Map<string, Promise<CryptoKey>>();
+const VERIFY_KEYS_LIMIT = 10_000;
+
+function verifyKeyFor(publicKey: Uint8Array): Promise<CryptoKey> {
+  let id = '';
+  for (const byte of publicKey) id += String.fromCharCode(byte);
+  let key = VERIFY_KEYS.get(id);
+  if (!key) {
+    if (VERIFY_KEYS.size >= VERIFY_KEYS_LIMIT) VERIFY_KEYS.clear();
+    key = globalThis.crypto.subtle.importKey('raw', toBufferSource(publicKey), ED25519_ALGORITHM, false, ['verify']);
+    // a key that fails to import is not kept: the next call tries again and fails the same way
+    key.catch(() => VERIFY_KEYS.delete(id));
+    VERIFY_KEYS.set(id, key);
+  }
+  return key;
+}
+
 /** Verifies an Ed25519 signature; false (never a throw) for any malformed key or signature. */
 export async function ed25519Verify(
   publicKey: Uint8Array,
@@ -48,9 +69,7 @@ export async function ed25519Verify(
   if (!(message instanceof Uint8Array)) return false;
   if (!isCanonicalScalar(signature.subarray(32))) return false;
   try {
-    const key = await globalThis.crypto.subtle.importKey('raw', toBufferSource(publicKey), ED25519_ALGORITHM, false, [
-      'verify',
-    ]);
+    const key = await verifyKeyFor(publicKey);
     return await globalThis.crypto.subtle.verify(
       ED25519_ALGORITHM,
       key,

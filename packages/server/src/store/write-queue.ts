@@ -51,6 +51,7 @@ export class WriteQueue {
   #queue: Pending[] = [];
   #running = false;
   #batches = 0;
+  #units = 0;
 
   constructor(store: Store, clock: Clock, newUuid: () => string, options: WriteQueueOptions = {}) {
     this.#store = store;
@@ -65,6 +66,11 @@ export class WriteQueue {
     return this.#batches;
   }
 
+  /** units run so far; units / batches is the mean group size */
+  get units(): number {
+    return this.#units;
+  }
+
   run<T>(unit: WriteUnit<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ unit: unit as WriteUnit<unknown>, resolve: resolve as (v: unknown) => void, reject });
@@ -75,9 +81,14 @@ export class WriteQueue {
   async #drain(): Promise<void> {
     this.#running = true;
     try {
+      // Yield one turn of the event loop before taking a batch: requests that already arrived get to enqueue their
+      // units. Without it, better-sqlite3 (synchronous: every await resolves in a microtask) would run each batch
+      // inside the macrotask of the request that started it, and every batch would hold one unit and one fsync.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.#maxBatch);
         await this.#runBatch(batch);
+        if (this.#queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.#running = false;
@@ -88,6 +99,7 @@ export class WriteQueue {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const postgres = this.#store.dialect === 'postgres';
     this.#batches += 1;
+    this.#units += batch.length;
     try {
       await this.#store.db.transaction().execute(async (trx) => {
         let appender: AuditAppender;

@@ -11,6 +11,7 @@ import {
 } from '@aar/core';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { nativeEd25519Verify } from '../../crypto/native-ed25519.ts';
 
 export interface PayloadVerification {
   result: RequestSignatureResult;
@@ -44,7 +45,7 @@ export async function verifyPayload(
     },
     resolveKey,
     now,
-    { windowSeconds: ctx.config.signatureWindowSeconds },
+    { windowSeconds: ctx.config.signatureWindowSeconds, ed25519Verify: nativeEd25519Verify },
   );
   if (result.status === 'valid' && result.keyid && result.nonce && result.created !== undefined) {
     return { result, nonce: { keyid: actorEntityId, nonce: result.nonce, created: result.created } };

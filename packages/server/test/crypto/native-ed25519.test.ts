@@ -1,0 +1,39 @@
+/**
+ * The server's native Ed25519 verifier must agree with Wycheproof on every case, exactly as core's WebCrypto one does
+ * (packages/core/test/signing): the two are interchangeable on the agent-request path.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ed25519Verify } from '@aar/core';
+import { nativeEd25519Verify } from '../../src/crypto/native-ed25519.ts';
+
+interface WycheproofGroup {
+  publicKey: { pk: string };
+  tests: Array<{ tcId: number; comment: string; msg: string; sig: string; result: 'valid' | 'invalid' }>;
+}
+const file = JSON.parse(
+  readFileSync(new URL('../../../../vectors/ed25519/wycheproof_ed25519_test.json', import.meta.url), 'utf8'),
+) as {
+  testGroups: WycheproofGroup[];
+};
+const cases = file.testGroups.flatMap((g) => g.tests.map((t) => ({ ...t, pk: g.publicKey.pk })));
+const hex = (s: string) => new Uint8Array(Buffer.from(s, 'hex'));
+
+describe('native Ed25519 verification', () => {
+  it('covers the whole Wycheproof file', () => {
+    expect(cases.length).toBeGreaterThan(100);
+  });
+
+  it.each(cases)('tcId $tcId ($comment): $result, like WebCrypto', async (t) => {
+    const native = await nativeEd25519Verify(hex(t.pk), hex(t.msg), hex(t.sig));
+    expect(native).toBe(t.result === 'valid');
+    expect(await ed25519Verify(hex(t.pk), hex(t.msg), hex(t.sig))).toBe(native);
+  });
+
+  it('refuses malformed keys and signatures without throwing', async () => {
+    const msg = new Uint8Array(1);
+    expect(await nativeEd25519Verify(new Uint8Array(31), msg, new Uint8Array(64))).toBe(false);
+    expect(await nativeEd25519Verify(new Uint8Array(32), msg, new Uint8Array(63))).toBe(false);
+    expect(await nativeEd25519Verify(new Uint8Array(32).fill(255), msg, new Uint8Array(64))).toBe(false);
+  });
+});
