@@ -56,8 +56,9 @@ describe.each(dialects)('write queue and audit chain on %s', (dialect) => {
       }),
     );
     expect(await Promise.all(units)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-    // the first unit starts a batch at once; the 39 queued behind it commit together
-    expect(rt.ctx.writer.batches - before).toBe(2);
+    // the queue yields one event-loop turn before taking a batch: all 40, queued in one tick, commit together
+    expect(rt.ctx.writer.batches - before).toBe(1);
+    expect(rt.ctx.writer.units).toBeGreaterThanOrEqual(40);
   });
 
   it('gives every concurrent state change its event and audit entry', async () => {
