@@ -6,14 +6,17 @@
  * BENCHMARKS below. Keep the whole run under ~2 minutes on the 2-core reference machine.
  */
 import { fileURLToPath } from 'node:url';
+import { auditChain } from './audit-chain.ts';
+import { authorizeHttp } from './authorize-http.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
 import { appendResults } from './lib/append-results.ts';
 import { attachRatios } from './lib/attach-ratios.ts';
 import type { Benchmark, BenchReport } from './lib/bench-report.ts';
 import { describeMachine, formatMachine } from './lib/describe-machine.ts';
 import { formatTextTable } from './lib/format-table.ts';
+import { revocationCascade } from './revocation-cascade.ts';
 
-export const BENCHMARKS: readonly Benchmark[] = [decideVsCedar];
+export const BENCHMARKS: readonly Benchmark[] = [decideVsCedar, authorizeHttp, auditChain, revocationCascade];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 

@@ -10,3 +10,5 @@ export * from './decide/index.ts';
 export * from './decision-map/index.ts';
 export * from './merkle/index.ts';
 export * from './http-signatures/index.ts';
+export * from './evidence/index.ts';
+export * from './delegation/index.ts';

@@ -95,6 +95,13 @@ export interface GrantSnapshot {
   depth: number;
   /** the link's signatures (service and, when registered, delegator) verified */
   signature_valid: boolean;
+  /**
+   * State of this link's actor entity. REQUIRED on every link but the leaf: that actor is an intermediary who
+   * delegated the next link, and a suspended or erased intermediary stops every grant below it (`authority_revoked`)
+   * without any grant being rewritten. Ignored on the leaf, whose actor is `snapshot.actor`. Added in
+   * aar-decide/1.1.0: a multi-link chain without it is `delegation_invalid` (fail closed).
+   */
+  actor_state?: EntityState;
 }
 
 export type GrantLookup = 'found' | 'authority_not_found' | 'capability_not_granted';

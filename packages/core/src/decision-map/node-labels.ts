@@ -23,6 +23,7 @@ export interface NodeInput {
 }
 
 const GRANT_PREFIX = 'ns:authority:grant:';
+const DELEGATION_PREFIX = 'ns:delegation:';
 const NO_AUTHORITY_REF = 'ns:state:no_authority';
 
 export function principalNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
@@ -49,13 +50,26 @@ export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode
   const base = grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`;
   const chain = check(result, 'chain');
   const suffix: Partial<Record<ReasonCode, string>> = {
-    authority_revoked: ', revoked',
+    authority_revoked: intermediaryStopped(grants) ? ', intermediary inactive' : ', revoked',
     authority_expired: ', expired',
     delegation_invalid: ', invalid',
   };
   const short =
     chain.outcome === 'skip' ? `${base}, not checked` : base + ((chain.reason && suffix[chain.reason]) ?? '');
-  return { type: 'delegation', ref: leaf.grant_id, short };
+  // A direct grant is its own delegation; a chain is named as a whole (CONTRACT section 11): `ns:delegation:<uuid>`
+  // is the chain that ends at grant `ns:authority:grant:<uuid>` (GET /v1/grants/{grant}/chain, /v1/delegations/{id}).
+  const ref =
+    grants.length > 1 && leaf.grant_id.startsWith(GRANT_PREFIX)
+      ? `${DELEGATION_PREFIX}${leaf.grant_id.slice(GRANT_PREFIX.length)}`
+      : leaf.grant_id;
+  return { type: 'delegation', ref, short };
+}
+
+/** Every link active, but some intermediary (the actor of a link that delegated further) is not. */
+function intermediaryStopped(grants: readonly unknown[]): boolean {
+  const links = grants.filter(isRecord);
+  if (links.some((g) => g.state !== 'active')) return false;
+  return links.slice(0, -1).some((g) => g.actor_state !== undefined && g.actor_state !== 'active');
 }
 
 export function capabilityNode({ request, result }: NodeInput): DecisionMapNode {

@@ -22,7 +22,7 @@ export type DecisionMapNodeType = (typeof DECISION_MAP_NODE_TYPES)[number];
 
 export interface DecisionMapNode {
   type: DecisionMapNodeType;
-  /** an id: an entity, grant, capability, `ns:scope:<id>`, `ns:state:<name>` or `ns:policy:<name>` */
+  /** an id: an entity, grant (a direct grant), `ns:delegation:<id>` (a chain), capability, `ns:scope:<id>`, `ns:state:<name>` or `ns:policy:<name>` */
   ref: string;
   /** a short display label; never a display name or other personal data */
   short: string;

@@ -249,6 +249,22 @@ describe('decide: delegation chains', () => {
     expect(run(input).reason).toBe('delegation_invalid');
   });
 
+  it('stops every grant below a suspended or erased intermediary, and requires its state', () => {
+    for (const state of ['suspended', 'tombstoned'] as const) {
+      const input = bhdChainCase();
+      grantAt(input, 0).actor_state = state;
+      const result = run(input);
+      expect(result.reason).toBe('authority_revoked');
+      expect(result.diagnostics.checks.find((c) => c.check === 'chain')?.detail).toContain('ns:entity:agent:concierge');
+    }
+    const leafOnly = bhdChainCase();
+    grantAt(leafOnly, -1).actor_state = 'suspended'; // the leaf's actor is snapshot.actor, checked at step 2
+    expect(run(leafOnly).decision).toBe('allow_with_constraints');
+    const unknown = bhdChainCase();
+    delete grantAt(unknown, 1).actor_state;
+    expect(run(unknown).reason).toBe('delegation_invalid');
+  });
+
   it('refuses a chain cut below its root', () => {
     const input = bhdChainCase();
     input.snapshot.grants = input.snapshot.grants.slice(1).map((g, i) => ({ ...g, depth: i }));
@@ -276,6 +292,7 @@ describe('decide: delegation chains', () => {
     const input = eurRootCase();
     const root = grantAt(input, 0);
     root.scope.may_delegate = true;
+    root.actor_state = 'active';
     const grants: GrantSnapshot[] = [root];
     for (let i = 1; i < 10_000; i++) {
       grants.push({

@@ -47,11 +47,11 @@ describe('buildDecisionMap', () => {
     });
   });
 
-  it('refers to the leaf grant of a chain and formats each currency by its decimals', () => {
+  it('refers to the chain that ends at the leaf grant and formats each currency by its decimals', () => {
     const bhd = mapOf(bhdChainCase());
     expect(bhd.nodes[1]).toEqual({
       type: 'delegation',
-      ref: grantAt(bhdChainCase(), -1).grant_id,
+      ref: grantAt(bhdChainCase(), -1).grant_id.replace('ns:authority:grant:', 'ns:delegation:'),
       short: '3-link chain',
     });
     expect(shorts(bhd).scope).toBe('within 25.000 BHD per purchase');
@@ -70,6 +70,10 @@ describe('buildDecisionMap', () => {
     const revoked = bhdChainCase();
     grantAt(revoked, 0).state = 'revoked';
     expect(shorts(mapOf(revoked))).toMatchObject({ delegation: '3-link chain, revoked', scope: 'not evaluated' });
+
+    const intermediary = bhdChainCase();
+    grantAt(intermediary, 1).actor_state = 'suspended';
+    expect(shorts(mapOf(intermediary))).toMatchObject({ delegation: '3-link chain, intermediary inactive' });
 
     const suspended = eurRootCase();
     if (suspended.snapshot.actor) suspended.snapshot.actor.state = 'suspended';

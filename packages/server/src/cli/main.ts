@@ -5,11 +5,14 @@
 import { Command, CommanderError } from 'commander';
 import { isAarError } from '@aar/core';
 import { ConfigError } from '../config.ts';
+import { registerAuditServeCommand } from './audit-serve-command.ts';
 import { registerKeyCommands } from './keys-command.ts';
 import { registerMigrateCommand } from './migrate-command.ts';
 import { registerOpenApiCommand } from './openapi-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokenCommands } from './tokens-command.ts';
+import { registerVerifyChainCommand } from './verify-chain-command.ts';
+import { registerVerifyPackCommand } from './verify-pack-command.ts';
 
 export function buildCli(): Command {
   const program = new Command('aar')
@@ -21,6 +24,9 @@ export function buildCli(): Command {
   registerTokenCommands(program);
   registerKeyCommands(program);
   registerOpenApiCommand(program);
+  registerVerifyChainCommand(program);
+  registerAuditServeCommand(program);
+  registerVerifyPackCommand(program);
   return program;
 }
 

@@ -7,6 +7,7 @@ import { createEntity } from '../services/entities/create-entity.ts';
 import { getEntity } from '../services/entities/get-entity.ts';
 import { listEntities } from '../services/entities/list-entities.ts';
 import { setEntityState } from '../services/entities/set-entity-state.ts';
+import { tombstoneEntity } from '../services/entities/tombstone-entity.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
 import { IdParams, Timestamp } from './schemas.ts';
 
@@ -94,4 +95,15 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
       handler: async (req) => setEntityState(ctx, req.credential, req.params.id, target),
     });
   }
+
+  r.delete('/v1/entities/:id', {
+    config: { roles: ['admin'] },
+    schema: {
+      tags,
+      summary: 'Tombstone an entity (right to erasure): its personal data goes, the audit chain stays valid',
+      params: IdParams,
+      response: { 200: Entity },
+    },
+    handler: async (req) => tombstoneEntity(ctx, req.credential, req.params.id),
+  });
 }

@@ -6,6 +6,8 @@ import type { AppContext } from '../app-context.ts';
 import { requirePrincipalAccess } from '../http/authenticate.ts';
 import { createGrant } from '../services/grants/create-grant.ts';
 import { getGrant } from '../services/grants/get-grant.ts';
+import { getDelegation, getGrantChain } from '../services/grants/get-grant-chain.ts';
+import { revokeGrant } from '../services/grants/revoke-grant.ts';
 import { listGrants } from '../services/grants/list-grants.ts';
 import { PURCHASE_ACTIONS } from '../services/grants/purchase-actions.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
@@ -48,17 +50,76 @@ const Grant = Type.Object({
   ),
 });
 
+const DelegatorProof = Type.Object(
+  {
+    created: Type.String({ description: 'ISO 8601 UTC; within the signature window (300 s) of the server clock' }),
+    nonce: Type.String({ description: '16-128 characters of `[A-Za-z0-9_-]`, used once per delegator' }),
+    signature: Type.Object(
+      {
+        algorithm: Type.String({ description: '`ed25519`' }),
+        key_id: Type.String({ description: "the delegator's entity id" }),
+        signature: Type.String({ description: 'base64url of the 64-byte Ed25519 signature' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "the delegator's consent (required when the parent's actor has a registered key): an Ed25519 signature, " +
+      'CONTRACT section 4 scheme, over `{ schema_version: "ns.delegation_statement.v1", delegator_entity_id, ' +
+      'created, nonce, request }` where `request` is this body without `delegator_proof` (docs/delegation.md)',
+  },
+);
+
 const CreateGrantBody = Type.Object(
   {
-    principal_entity_id: Type.String({ description: 'person or organisation (`ns:human:<id>` accepted)' }),
+    principal_entity_id: Type.Optional(
+      Type.String({ description: "person or organisation (`ns:human:<id>` accepted); a child inherits its parent's" }),
+    ),
     actor_entity_id: Type.String({ description: 'the grantee (`ns:agent:<id>` accepted)' }),
-    capability_id: Type.String({
-      description: '`ns:capability:payment_action:card_purchase` or `ns:capability:purchase:<action>`',
-    }),
-    resource_id: Type.String({ description: 'the card token credential, `ns:credential:card-token:<id>`' }),
-    scope: GrantScope,
+    capability_id: Type.Optional(
+      Type.String({
+        description:
+          "`ns:capability:payment_action:card_purchase` or `ns:capability:purchase:<action>`; a child inherits its parent's",
+      }),
+    ),
+    resource_id: Type.Optional(
+      Type.String({
+        description: "the card token credential, `ns:credential:card-token:<id>`; a child inherits its parent's",
+      }),
+    ),
+    scope: Type.Optional(GrantScope),
+    parent_grant_id: Type.Optional(
+      Type.String({
+        description:
+          'sub-delegation: the parent grant. The child must be a subset of it, field by field (422 `scope_not_subset` names every wider field); omitted fields inherit',
+      }),
+    ),
+    delegator_proof: Type.Optional(DelegatorProof),
   },
   { additionalProperties: false },
+);
+
+const RevokeResult = Type.Object({
+  grant_id: Type.String(),
+  state: Type.Literal('revoked'),
+  revoked_count: Type.Integer({
+    description: 'grants this call revoked (the grant and its active subtree); 0 if it was revoked already',
+  }),
+  already_revoked: Type.Boolean(),
+  revoked_at: Timestamp,
+  reason_code: Type.Union([Type.String(), Type.Null()]),
+  audit_ref: Type.Union([Type.String(), Type.Null()]),
+  elapsed_ms: Type.Number({ description: 'from the call to the commit of every revocation, event and audit entry' }),
+});
+
+const DelegationChain = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: '`ns.delegation_chain.v1`: links root first, keys, states, signed by the service (docs/delegation.md)',
+  },
 );
 
 const ListQuery = Type.Object(
@@ -67,6 +128,7 @@ const ListQuery = Type.Object(
     principal_entity_id: Type.Optional(Type.String()),
     actor_entity_id: Type.Optional(Type.String()),
     state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('revoked')])),
+    parent_grant_id: Type.Optional(Type.String({ description: 'only the direct children of this grant' })),
   },
   { additionalProperties: false },
 );
@@ -79,7 +141,7 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     config: { roles: ['admin', 'principal'] },
     schema: {
       tags,
-      summary: 'Grant authority over a card token to an actor',
+      summary: 'Grant authority over a card token to an actor, or sub-delegate part of a grant (`parent_grant_id`)',
       body: CreateGrantBody,
       response: { 201: Grant },
     },
@@ -103,6 +165,7 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
           (q.principal_entity_id ? (tryParseEntityId(q.principal_entity_id)?.id ?? q.principal_entity_id) : undefined),
         actor_entity_id: q.actor_entity_id ? (tryParseEntityId(q.actor_entity_id)?.id ?? q.actor_entity_id) : undefined,
         state: q.state,
+        parent_grant_id: q.parent_grant_id,
       });
     },
   });
@@ -120,5 +183,38 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
       if (req.credential?.role === 'principal') requirePrincipalAccess(req.credential, grant.principal_entity_id);
       return grant;
     },
+  });
+
+  r.get('/v1/grants/:id/chain', {
+    config: { roles: ['admin', 'auditor', 'principal'] },
+    schema: {
+      tags,
+      summary: 'The delegation chain of a grant, root first, signed, with the keys to verify it offline',
+      params: IdParams,
+      response: { 200: DelegationChain },
+    },
+    handler: async (req) => getGrantChain(ctx, req.credential, req.params.id),
+  });
+
+  r.get('/v1/delegations/:id', {
+    config: { roles: ['admin', 'auditor', 'principal'] },
+    schema: {
+      tags,
+      summary: '`ns:delegation:<uuid>`: the chain that ends at grant `ns:authority:grant:<uuid>`',
+      params: IdParams,
+      response: { 200: DelegationChain },
+    },
+    handler: async (req) => getDelegation(ctx, req.credential, req.params.id),
+  });
+
+  r.post('/v1/grants/:id/revoke', {
+    config: { roles: ['admin', 'principal'] },
+    schema: {
+      tags,
+      summary: 'Revoke a grant and its whole subtree, in one transaction; idempotent',
+      params: IdParams,
+      response: { 200: RevokeResult },
+    },
+    handler: async (req) => revokeGrant(ctx, req.credential, req.params.id),
   });
 }

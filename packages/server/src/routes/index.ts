@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.ts';
+import { GrantCache } from '../services/authorize/grant-cache.ts';
 import { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts';
 import { approvalRoutes } from './approvals.ts';
+import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
 import { decisionRoutes } from './decisions.ts';
 import { entityRoutes } from './entities.ts';
+import { evidencePackRoutes } from './evidence-packs.ts';
 import { eventRoutes } from './events.ts';
 import { grantRoutes } from './grants.ts';
 import { jwksRoutes } from './jwks.ts';
@@ -17,6 +20,12 @@ import { tokenRoutes } from './tokens.ts';
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const resources = [jwksRoutes, entityRoutes, cardTokenRoutes, merchantRoutes, grantRoutes, tokenRoutes, eventRoutes];
   for (const register of [...resources, decisionRoutes, approvalRoutes, riskSignalRoutes]) await register(app, ctx);
+  // one grant cache per app, kept in step with every instance by the grant version (+ NOTIFY on PostgreSQL)
+  const grantCache = new GrantCache(ctx);
+  await grantCache.start();
+  app.addHook('onClose', async () => grantCache.stop());
   // one verifier per app: it caches which grant links were already verified
-  await runtimeRoutes(app, ctx, new GrantLinkVerifier(ctx));
+  await runtimeRoutes(app, ctx, new GrantLinkVerifier(ctx, grantCache));
+  await auditRoutes(app, ctx);
+  await evidencePackRoutes(app, ctx);
 }

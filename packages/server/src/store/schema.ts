@@ -63,6 +63,10 @@ export interface GrantsTable {
   resource_id: string;
   /** the grant's own scope as given (JSON, money in minor units); inheritance is resolved when read */
   scope: Json;
+  /**
+   * the state the row was written with. A revocation is recorded in `grant_revocations` (migration 0005) and the row
+   * is not rewritten: read a grant's state through services/grants/grant-rows.ts.
+   */
   state: GrantState;
   /** the signed link document (CONTRACT section 4), JSON */
   document: Json;
@@ -245,12 +249,48 @@ export interface SubjectSaltsTable {
   created_at: Timestamp;
 }
 
+export interface EvidencePacksTable {
+  evidence_pack_id: string;
+  policy_decision_id: string;
+  /** the signed `ns.evidence_pack.v1`, RFC 8785 JSON, served byte for byte */
+  document: Json;
+  created_at: Timestamp;
+}
+
+/** One row per revoked grant (migration 0005): the cascade writes these instead of rewriting wide grant rows. */
+export interface GrantRevocationsTable {
+  grant_id: string;
+  revoked_at: Timestamp;
+  /** the audit entry of the revocation operation */
+  operation_ref: string;
+  /** the grant the revoke was called on (this one, or the ancestor whose cascade reached it) */
+  cascade_root: string;
+}
+
+/** A delegator's signed statement is accepted once: its nonce is kept here. */
+export interface DelegationNoncesTable {
+  delegator_entity_id: string;
+  nonce: string;
+  grant_id: string;
+  created_at: Timestamp;
+}
+
+/** One row (id 1): bumped by every change of a grant; instances compare it before using cached grant chains. */
+export interface GrantVersionTable {
+  id: number;
+  version: ColumnType<number, number, number>;
+}
+
 export interface Database {
+  grant_revocations: GrantRevocationsTable;
+  delegation_nonces: DelegationNoncesTable;
+  grant_version: GrantVersionTable;
   subject_salts: SubjectSaltsTable;
   audit_entries: AuditEntriesTable;
   audit_nodes: AuditNodesTable;
   audit_state: AuditStateTable;
   audit_checkpoints: AuditCheckpointsTable;
+  evidence_packs: EvidencePacksTable;
   decisions: DecisionsTable;
   spend_counters: SpendCountersTable;
   approvals: ApprovalsTable;

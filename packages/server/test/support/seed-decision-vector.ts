@@ -54,6 +54,10 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
   if (snapshot.principal) addEntity(snapshot.principal);
   if (snapshot.actor) addEntity(snapshot.actor);
   if (snapshot.instrument) addEntity(activeEntity(snapshot.instrument.principal_entity_id));
+  // an intermediary (the actor of a link that delegated further) in the state the snapshot gives it
+  for (const g of snapshot.grant_lookup === 'found' ? snapshot.grants.slice(0, -1) : []) {
+    if (g.actor_state) addEntity({ ...activeEntity(g.actor_entity_id), state: g.actor_state });
+  }
   for (const g of grants) {
     addEntity(activeEntity(g.principal_entity_id));
     addEntity(activeEntity(g.actor_entity_id));

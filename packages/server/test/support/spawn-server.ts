@@ -54,7 +54,8 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
     output: () => out,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // a process killed by a signal has exitCode null and signalCode set: it is gone all the same
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),

@@ -1,5 +1,6 @@
 /**
- * Step 4: every link of the chain, root to leaf, is active, unexpired and validly delegated. Reasons are checked in
+ * Step 4: every link of the chain, root to leaf, is active, unexpired and validly delegated, and every
+ * intermediary (the actor of a link that delegated further) is active. Reasons are checked in
  * order across the whole chain (any revoked link names `authority_revoked` even when another is expired), so a
  * revocation always reads as a revocation. Attacker assumption: the chain may be reordered, cut, looped, or hold a
  * link wider than its parent; each of those is `delegation_invalid`.
@@ -18,6 +19,16 @@ export function checkChain(ctx: CheckContext): CheckVerdict {
   for (const grant of grants) {
     if (grant.state !== 'active') {
       return fail('authority_revoked', `grant ${quote(grant.grant_id)} is ${quote(grant.state)}`);
+    }
+  }
+  // An intermediary (the actor of any link but the leaf) that is not active withdraws everything it delegated.
+  for (const grant of grants.slice(0, -1)) {
+    const state = ownValue(grant, 'actor_state');
+    if (state !== undefined && state !== 'active') {
+      return fail(
+        'authority_revoked',
+        `intermediary ${quote(grant.actor_entity_id)} of grant ${quote(grant.grant_id)} is ${quote(state)}`,
+      );
     }
   }
   for (const grant of grants) {
@@ -49,6 +60,9 @@ function findDelegationProblem(grants: readonly GrantSnapshot[]): string | undef
     const malformed = findMalformedScopeFields(grant.scope);
     if (malformed.length > 0) return `grant ${id} has malformed ${malformed.join(', ')}`;
     if (grant.signature_valid !== true) return `grant ${id} signature does not verify`;
+    if (i < last && ownValue(grant, 'actor_state') === undefined) {
+      return `grant ${id} does not say whether its actor (an intermediary) is active`;
+    }
     const own = knownScopeFields(grant.scope);
     const parent = grants[i - 1];
     if (!parent) {

@@ -14,6 +14,7 @@
  */
 import {
   buildDecisionMap,
+  buildDecisionRecord,
   computeBasketHash,
   decide,
   mintedId,
@@ -175,6 +176,16 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       },
       audit_ref: auditRef,
       evidence_refs: evidenceRefs,
+      // the entry commits to the whole decision record, so the evidence pack re-derives its digest (core/evidence)
+      audit_record: buildDecisionRecord({
+        policy_decision_id: policyDecisionId,
+        request,
+        snapshot,
+        now: nowIso,
+        result,
+        engine_version: ENGINE_VERSION,
+        decision_map: map,
+      }),
     });
     return {
       policy_decision_id: policyDecisionId,

@@ -31,7 +31,7 @@ export async function loadSnapshot(
           .where('card_token_id', '=', request.instrument_id)
           .executeTakeFirst()
       : Promise.resolve(undefined),
-    loadGrantChain(db, request, nowIso),
+    loadGrantChain(db, verifier.grants, request, nowIso),
     request.merchant_id
       ? db
           .selectFrom('merchants')
@@ -54,8 +54,19 @@ export async function loadSnapshot(
     if (!row || (row.expires_at !== null && row.expires_at <= nowIso)) return 'normal';
     return row.risk_state;
   };
+  // Intermediaries (actors of every link but the leaf) are read fresh, like the principal and actor: suspending one
+  // stops every grant below it at once, without any grant being rewritten.
+  const intermediaryIds = [...new Set(chain.rows.slice(0, -1).map((row) => row.actor_entity_id))];
+  const intermediaries =
+    intermediaryIds.length === 0
+      ? []
+      : await db
+          .selectFrom('entities')
+          .select(['entity_id', 'state'])
+          .where('entity_id', 'in', intermediaryIds)
+          .execute();
   const grants = await Promise.all(
-    chain.rows.map(async (row) => ({
+    chain.rows.map(async (row, i) => ({
       grant_id: row.grant_id,
       parent_grant_id: row.parent_grant_id,
       principal_entity_id: row.principal_entity_id,
@@ -66,7 +77,13 @@ export async function loadSnapshot(
       scope: toDecideScope(JSON.parse(row.scope) as StoredScope),
       spent_today: { minor: 0, currency: currencyOf(JSON.parse(row.scope) as StoredScope, request) },
       depth: row.depth,
-      signature_valid: await verifier.isTrusted(row),
+      signature_valid: await verifier.isTrusted(row, chain.rows[i - 1]),
+      ...(i < chain.rows.length - 1
+        ? {
+            // an intermediary missing from the store reads as tombstoned: fail closed
+            actor_state: intermediaries.find((e) => e.entity_id === row.actor_entity_id)?.state ?? 'tombstoned',
+          }
+        : {}),
     })),
   );
   return {

@@ -1,11 +1,4 @@
-import {
-  entityId,
-  fieldError,
-  isLocalId,
-  jwkThumbprint,
-  parsePublicEd25519Jwk,
-  type EntityType,
-} from '@aar/core';
+import { entityId, fieldError, isLocalId, jwkThumbprint, parsePublicEd25519Jwk, type EntityType } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';

@@ -26,7 +26,11 @@ export interface BulkEventsInput {
   events: Array<Omit<EventInput, 'audit_ref' | 'audit_record'>>;
 }
 
-export async function appendEventsBulk(trx: Transaction<Database>, ctx: AppContext, input: BulkEventsInput): Promise<{ audit_ref: string; events: UnsignedEventEnvelope[] }> {
+export async function appendEventsBulk(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  input: BulkEventsInput,
+): Promise<{ audit_ref: string; events: UnsignedEventEnvelope[] }> {
   const occurredAt = ctx.clock.now().toISOString();
   const auditRef = mintedId('audit', ctx.newUuid());
   const envelopes: UnsignedEventEnvelope[] = input.events.map((e) => {
@@ -47,7 +51,9 @@ export async function appendEventsBulk(trx: Transaction<Database>, ctx: AppConte
     };
   });
   const texts = envelopes.map((e) => JSON.stringify(e));
-  const digests = envelopes.map((e) => `${e.event_id} ${createHash('sha256').update(canonicalJson(e), 'utf8').digest('base64url')}`);
+  const digests = envelopes.map(
+    (e) => `${e.event_id} ${createHash('sha256').update(canonicalJson(e), 'utf8').digest('base64url')}`,
+  );
   await auditOf(trx).append({
     audit_id: auditRef,
     kind: input.kind,

@@ -12,27 +12,57 @@ import { requirePrincipalAccess } from '../../http/authenticate.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
+import { delegateGrant } from './delegate-grant.ts';
 import { parseGrantScope, scopeToWire } from './grant-scope.ts';
 import { grantLink } from './grant-link.ts';
 import { grantView, type GrantView } from './grant-view.ts';
 import { GRANTABLE_CAPABILITIES } from './purchase-actions.ts';
 
+/** The `POST /v1/grants` body. A root grant names every field; a sub-delegation names its parent and may omit the rest. */
 export interface CreateGrantInput {
-  principal_entity_id: string;
+  principal_entity_id?: string | undefined;
   actor_entity_id: string;
-  capability_id: string;
-  resource_id: string;
-  scope: Record<string, unknown>;
+  capability_id?: string | undefined;
+  resource_id?: string | undefined;
+  scope?: Record<string, unknown> | undefined;
+  parent_grant_id?: string | undefined;
+  /** the delegator's signature over the request (sub-delegations, when the delegator has a key) */
+  delegator_proof?: unknown;
 }
 
 /**
- * Creates a root grant: the principal delegates authority over one card token to an actor. Every reference is
- * checked inside the transaction that writes the grant, so a grant never points at a missing or foreign token.
+ * Creates a grant. With `parent_grant_id` it is a sub-delegation (delegate-grant.ts); without, a root grant: the
+ * principal delegates authority over one card token to an actor. Every reference is checked inside the transaction
+ * that writes the grant, so a grant never points at a missing or foreign token.
  */
 export async function createGrant(
   ctx: AppContext,
   credential: Credential | null,
   input: CreateGrantInput,
+): Promise<GrantView> {
+  if (input.parent_grant_id !== undefined) {
+    return delegateGrant(ctx, credential, { ...input, parent_grant_id: input.parent_grant_id });
+  }
+  if (input.delegator_proof !== undefined) {
+    throw fieldError('invalid_request', '/delegator_proof', 'is only for a sub-delegation (with `parent_grant_id`)');
+  }
+  for (const field of ['principal_entity_id', 'capability_id', 'resource_id', 'scope'] as const) {
+    if (input[field] === undefined) throw fieldError('invalid_request', `/${field}`, 'is required for a root grant');
+  }
+  const root = input as Required<Pick<CreateGrantInput, 'principal_entity_id' | 'capability_id' | 'resource_id'>> &
+    CreateGrantInput & { scope: Record<string, unknown> };
+  return createRootGrant(ctx, credential, root);
+}
+
+async function createRootGrant(
+  ctx: AppContext,
+  credential: Credential | null,
+  input: CreateGrantInput & {
+    principal_entity_id: string;
+    capability_id: string;
+    resource_id: string;
+    scope: Record<string, unknown>;
+  },
 ): Promise<GrantView> {
   const principal = parseEntityId(input.principal_entity_id, '/principal_entity_id', ['person', 'organisation']);
   const actor = parseEntityId(input.actor_entity_id, '/actor_entity_id');

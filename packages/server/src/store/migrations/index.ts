@@ -3,6 +3,8 @@ import type { Dialect } from '../dialect.ts';
 import * as foundation from './0001-foundation.ts';
 import * as authorize from './0002-authorize.ts';
 import * as audit from './0003-audit.ts';
+import * as evidence from './0004-evidence.ts';
+import * as delegation from './0005-delegation.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -13,6 +15,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0001-foundation', foundation],
   ['0002-authorize', authorize],
   ['0003-audit', audit],
+  ['0004-evidence', evidence],
+  ['0005-delegation', delegation],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

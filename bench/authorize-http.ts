@@ -1,0 +1,202 @@
+/**
+ * `POST /v1/runtime/authorize` over real HTTP against `aar serve` on its embedded default (SQLite file, WAL,
+ * synchronous FULL), with a bare Fastify JSON echo as the ceiling; both servers are child processes on loopback and
+ * the load (autocannon) runs here. Every authorize request is signed beforehand with its own nonce, and every run is
+ * checked to have decided allows only. See bench/README.md for what the rows mean.
+ */
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
+import { buildWorld, AGENT_ID } from './authorize-http/build-world.ts';
+import { assertAllAllowed, createAnswerTally, isAllow, splitDecisions } from './authorize-http/check-answers.ts';
+import { countDecisions, settledDecisions } from './authorize-http/count-decisions.ts';
+import { ECHO_PATH } from './authorize-http/echo-server.ts';
+import { readProcessCpuMs } from './authorize-http/process-cpu.ts';
+import {
+  createRequestFeed,
+  redirectRequests,
+  signRequestPool,
+  type RequestFeed,
+} from './authorize-http/request-pool.ts';
+import { runLoad, type LoadOptions } from './authorize-http/run-load.ts';
+import { startAarServer, startEchoServer, type AarServer } from './authorize-http/start-servers.ts';
+import type { ChildServer } from './authorize-http/spawn-child.ts';
+import { fixedRateMeasurement, throughputMeasurement } from './authorize-http/to-measurement.ts';
+import { describeRuns, type GroupRuns, type RunStats } from './authorize-http/describe-runs.ts';
+
+/** max-throughput runs: closed loop, this many connections */
+const CONNECTIONS = 10;
+const ECHO_MAX_SECONDS = 8;
+const AUTHORIZE_MAX_SECONDS = 10;
+/** bound of the authorize max-throughput run: 800 req/s for 10 s; a faster service ends the run early */
+const AUTHORIZE_MAX_AMOUNT = 8000;
+/** Chosen around what the embedded default sustains on the 2-core reference machine (~100-350 req/s, depending on the load). */
+const FIXED_RATES = [50, 100, 250, 500] as const;
+/**
+ * Two connections at fixed rates: autocannon sends each connection's quota back to back at the start of every
+ * second, so N connections queue up to N requests behind each other whatever the rate. Two keeps that burst
+ * small while still overlapping requests (as independent agents do, and as a group commit needs).
+ */
+const FIXED_RATE_CONNECTIONS = 2;
+const FIXED_SECONDS = 4;
+/** a fresh service is slower for its first ~2,000 decisions (JIT, SQLite files growing): measure past that */
+const WARMUP_REQUESTS = 2000;
+const WARMUP_SECONDS = 6;
+const ECHO_WARMUP_SECONDS = 1.5;
+/** one answered body in this many is parsed and checked (plus every non-2xx) */
+const SAMPLE_EVERY = 20;
+/** the echo cycles through this many of the signed requests: same bytes, no need for uniqueness */
+const ECHO_REQUESTS = 256;
+
+const requireHere = createRequire(import.meta.url);
+
+export const authorizeHttp: Benchmark = {
+  name: 'authorize-http',
+  description:
+    '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve`, SQLite WAL synchronous FULL, child process) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
+  async run(): Promise<BenchReport> {
+    const loadAtStart = os.loadavg();
+    const fastifyVersion = sameFastifyVersion();
+    const { aar, echo } = await startBoth();
+    try {
+      const world = await buildWorld(aar.base, aar.adminToken);
+      const planned = WARMUP_REQUESTS + AUTHORIZE_MAX_AMOUNT + FIXED_RATES.reduce((n, r) => n + r * FIXED_SECONDS, 0);
+      const signStarted = performance.now();
+      const pool = await signRequestPool(world, planned);
+      const signMs = performance.now() - signStarted;
+      const authorizeFeed = createRequestFeed(pool, 'once');
+      const echoFeed = createRequestFeed(redirectRequests(pool.slice(0, ECHO_REQUESTS), ECHO_PATH), 'cycle');
+      const runEcho = (shape: LoadShape) => measureEcho(echo, echoFeed, shape);
+      const runAuthorize = (label: string, shape: LoadShape) => measureAuthorize(aar, authorizeFeed, label, shape);
+
+      await runEcho({ connections: CONNECTIONS, amount: 50_000, maxSeconds: ECHO_WARMUP_SECONDS });
+      await runAuthorize('warm-up', { connections: CONNECTIONS, amount: WARMUP_REQUESTS, maxSeconds: WARMUP_SECONDS });
+
+      // echo, then authorize, group after group: both sides of a ratio are measured one after the other
+      const groups: GroupRuns[] = [];
+      const maxGroup = `max throughput, ${CONNECTIONS} connections`;
+      groups.push({
+        group: maxGroup,
+        echo: await runEcho({ connections: CONNECTIONS, amount: 10_000_000, maxSeconds: ECHO_MAX_SECONDS }),
+        authorize: await runAuthorize(maxGroup, {
+          connections: CONNECTIONS,
+          amount: AUTHORIZE_MAX_AMOUNT,
+          maxSeconds: AUTHORIZE_MAX_SECONDS,
+        }),
+      });
+      for (const rate of FIXED_RATES) {
+        const group = `fixed ${rate} req/s, ${FIXED_RATE_CONNECTIONS} connections`;
+        const shape = {
+          connections: FIXED_RATE_CONNECTIONS,
+          amount: rate * FIXED_SECONDS,
+          maxSeconds: FIXED_SECONDS + 0.5,
+          overallRate: rate,
+        };
+        groups.push({ group, rate, echo: await runEcho(shape), authorize: await runAuthorize(group, shape) });
+      }
+      if (authorizeFeed.overflow > 0) throw new Error(`the signed pool ran out: ${authorizeFeed.overflow} replays`);
+
+      return {
+        name: this.name,
+        description: this.description,
+        measurements: groups.flatMap(toMeasurements),
+        notes: describeRuns(groups, {
+          fastifyVersion,
+          autocannonVersion: packageVersion('autocannon'),
+          bodyBytes: Buffer.byteLength(pool[0]!.body),
+          signed: pool.length,
+          signMs,
+          sampleEvery: SAMPLE_EVERY,
+          loadAtStart,
+          loadAtEnd: os.loadavg(),
+          setup: [
+            `warm-up before timing: echo ${ECHO_WARMUP_SECONDS} s, authorize ${WARMUP_REQUESTS} requests or ${WARMUP_SECONDS} s (checked like the rest)`,
+            `max throughput: ${CONNECTIONS} connections, echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,
+            `fixed rates (autocannon \`overallRate\`: a quota per connection per 1-s window, not constant arrivals): ${FIXED_RATES.join(', ')} req/s, ${FIXED_RATE_CONNECTIONS} connections, ${FIXED_SECONDS} s or rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = the rate was not sustained`,
+          ],
+        }),
+      };
+    } finally {
+      await Promise.allSettled([aar.stop(), echo.stop()]);
+    }
+  },
+};
+
+function toMeasurements(runs: GroupRuns): Measurement[] {
+  if (runs.rate === undefined) {
+    return [
+      throughputMeasurement(runs.group, 'echo (bare Fastify)', runs.echo.result, true),
+      throughputMeasurement(runs.group, 'authorize', runs.authorize.result),
+    ];
+  }
+  return [
+    fixedRateMeasurement(runs.group, 'echo', runs.echo.result, runs.rate, true),
+    fixedRateMeasurement(runs.group, 'authorize', runs.authorize.result, runs.rate),
+  ];
+}
+
+type LoadShape = Pick<LoadOptions, 'connections' | 'amount' | 'maxSeconds' | 'overallRate'>;
+
+async function startBoth(): Promise<{ aar: AarServer; echo: ChildServer }> {
+  const [aar, echo] = await Promise.allSettled([startAarServer(), startEchoServer()]);
+  if (aar.status === 'fulfilled' && echo.status === 'fulfilled') return { aar: aar.value, echo: echo.value };
+  await Promise.allSettled([aar, echo].flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop()] : [])));
+  throw aar.status === 'rejected' ? aar.reason : (echo as PromiseRejectedResult).reason;
+}
+
+async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShape): Promise<RunStats> {
+  const tally = createAnswerTally((body) => body.actor_entity_id === AGENT_ID);
+  const cpuBefore = readProcessCpuMs(echo.pid);
+  const result = await runLoad({
+    ...shape,
+    base: echo.base,
+    feed,
+    inspectBody: tally.inspect,
+    sampleEvery: SAMPLE_EVERY,
+  });
+  const cpuAfter = readProcessCpuMs(echo.pid);
+  if (tally.unexpected > 0) throw new Error(`echo answered something else: ${tally.examples.join(' | ')}`);
+  return { result, cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, result.ok) };
+}
+
+async function measureAuthorize(aar: AarServer, feed: RequestFeed, label: string, shape: LoadShape): Promise<RunStats> {
+  const tally = createAnswerTally(isAllow);
+  const before = countDecisions(aar.dataDir);
+  const cpuBefore = readProcessCpuMs(aar.pid);
+  const result = await runLoad({
+    ...shape,
+    base: aar.base,
+    feed,
+    inspectBody: tally.inspect,
+    sampleEvery: SAMPLE_EVERY,
+  });
+  const decisions = splitDecisions(before, await settledDecisions(aar.dataDir));
+  const cpuAfter = readProcessCpuMs(aar.pid);
+  assertAllAllowed(`authorize, ${label}`, result.ok, decisions, tally);
+  return {
+    result,
+    cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, decisions.allowed),
+    allowed: decisions.allowed,
+  };
+}
+
+/** below this much CPU in a run, the 10 ms tick of /proc makes a per-request figure meaningless */
+const MIN_CPU_MS = 200;
+
+function perRequest(before: number | undefined, after: number | undefined, requests: number): number | undefined {
+  if (before === undefined || after === undefined || requests === 0 || after - before < MIN_CPU_MS) return undefined;
+  return (after - before) / requests;
+}
+
+function packageVersion(name: string, from = requireHere): string {
+  return (from(`${name}/package.json`) as { version: string }).version;
+}
+
+/** The echo must run the Fastify the service runs: resolved from each one's own package. */
+function sameFastifyVersion(): string {
+  const server = createRequire(new URL('../packages/server/package.json', import.meta.url));
+  const echo = packageVersion('fastify');
+  const service = packageVersion('fastify', server);
+  if (echo !== service) throw new Error(`the echo would run Fastify ${echo}, the service ${service}`);
+  return echo;
+}

@@ -1,0 +1,67 @@
+/**
+ * One cascade measurement: a fresh in-process service (SQLite file in a temp dir, or a fresh PostgreSQL schema), a
+ * root grant per sample with `size - 1` grants inserted below it (the fixture; not timed), then
+ * `POST /v1/grants/{root}/revoke` over loopback HTTP, timed from the call to the answer (and in CPU time). Every answer is checked:
+ * the count must be `size`, and the events of the operation must all be there.
+ */
+import { sql } from 'kysely';
+import type { Dialect } from '../../packages/server/src/store/index.ts';
+import {
+  buildDelegationWorld,
+  CARD,
+  PURCHASE,
+  ROOT_SCOPE,
+} from '../../packages/server/test/support/delegation-world.ts';
+import { insertGrantTree } from '../../packages/server/test/support/grant-tree.ts';
+import { ADMIN_TOKEN, startTestRuntime } from '../../packages/server/test/support/test-runtime.ts';
+
+export interface CascadeSample {
+  /** client wall time of the revoke call, ms */
+  wallMs: number;
+  /** the service's own `elapsed_ms` (call to commit) */
+  serviceMs: number;
+  /**
+   * CPU time (user + system) of this process, service and client together, during the call: what the machine
+   * spent, whatever else shares its cores. Excludes waiting for fsync; PostgreSQL's own work runs elsewhere.
+   */
+  cpuMs: number;
+}
+
+export async function measureCascade(dialect: Dialect, size: number, samples: number): Promise<CascadeSample[]> {
+  const rt = await startTestRuntime({ dialect });
+  try {
+    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    const w = await buildDelegationWorld(base, ADMIN_TOKEN);
+    const template = JSON.stringify(
+      (await w.delegate(w.root.grant_id, 'concierge', 'ns:entity:agent:planner', {})).body.link,
+    );
+    const out: CascadeSample[] = [];
+    for (let i = 0; i < samples; i++) {
+      const root = await w.must('POST', '/v1/grants', {
+        principal_entity_id: 'ns:entity:person:alice',
+        actor_entity_id: 'ns:entity:agent:concierge',
+        capability_id: PURCHASE,
+        resource_id: CARD,
+        scope: ROOT_SCOPE,
+      });
+      await insertGrantTree(rt.ctx, { root, size, template });
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      const res = await w.call('POST', `/v1/grants/${root.grant_id}/revoke`);
+      const wallMs = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      const cpuMs = (used.user + used.system) / 1000;
+      if (res.status !== 200 || res.body.revoked_count !== size) {
+        throw new Error(`revoke of ${size} answered ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const { rows } = await sql<{ n: number | string }>`
+        select count(*) as n from events where event_type = 'ns.authority.revoked'
+        and envelope like ${`%${res.body.audit_ref}%`}`.execute(rt.ctx.store.db);
+      if (Number(rows[0]?.n) !== size) throw new Error(`expected ${size} revoked events, found ${rows[0]?.n}`);
+      out.push({ wallMs, serviceMs: res.body.elapsed_ms, cpuMs });
+    }
+    return out;
+  } finally {
+    await rt.close();
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * `GET /v1/audit/verify`: recomputes the hash chain and the Merkle tree from the stored entry bytes, streaming in
+ * pages so a log of millions of entries needs O(page + log n) memory. It checks, in order, for every index:
+ * the entry exists; SHA-256(0x00 ‖ bytes) equals its stored leaf hash and its stored level-0 node; the bytes are an
+ * `ns.audit_entry.v1` with this index and audit id; `prev_leaf_hash` equals the recomputed hash of the entry before;
+ * every tree node completed by this leaf equals the stored node; at the latest checkpoint's size, the recomputed
+ * root equals the checkpoint's. Then the tip (size, last leaf hash, frontier root) and the checkpoint's signature
+ * and origin.
+ * `first_invalid_index` is the first index whose bytes disagree with a stored commitment to them (for a stored
+ * interior node that disagrees: the first leaf of its range). A forgery that rewrites every commitment (entry,
+ * hashes, nodes, tip) is still caught by the signed checkpoint's root, without an index.
+ * Concurrent appends are harmless: entries below the tip read first never change (write-once).
+ */
+import { createHash } from 'node:crypto';
+import { CompactRange, encodeBase64, verifyDocument, type PerfectRange } from '@aar/core';
+import type { AppContext } from '../app-context.ts';
+import { AUDIT_ENTRY_SCHEMA } from './audit-entry.ts';
+import { auditOrigin } from './audit-origin.ts';
+import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
+
+export type AuditVerifyFailure =
+  | 'entry_missing'
+  | 'leaf_hash_mismatch'
+  | 'malformed_entry'
+  | 'index_mismatch'
+  | 'prev_link_broken'
+  | 'node_mismatch'
+  | 'checkpoint_root_mismatch'
+  | 'checkpoint_beyond_tip'
+  | 'checkpoint_signature_invalid'
+  | 'checkpoint_origin_mismatch'
+  | 'tip_mismatch';
+
+export interface AuditVerification {
+  valid: boolean;
+  /** entries in the log (the tip read when verification started) */
+  size: number;
+  /** the log's root at `size` as its tip states it (standard base64); equal to the recomputed root when valid */
+  root_hash: string;
+  /** entries verified before the first failure (all of them when valid) */
+  checked: number;
+  first_invalid_index?: number;
+  failure?: AuditVerifyFailure;
+  /** the latest signed checkpoint, or null when none was made yet */
+  checkpoint: SignedCheckpoint | null;
+}
+
+export interface VerifyAuditLogOptions {
+  /** entries per SELECT; memory is O(page) */
+  pageSize?: number;
+  /** called after each page with the entries checked so far (progress, memory sampling) */
+  onPage?: (checked: number) => void;
+}
+
+class Invalid extends Error {
+  constructor(
+    readonly failure: AuditVerifyFailure,
+    readonly index?: number,
+  ) {
+    super(failure);
+  }
+}
+
+export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOptions = {}): Promise<AuditVerification> {
+  const db = ctx.store.db;
+  const pageSize = options.pageSize ?? 10_000;
+  // Checkpoint first, tip second: the tip read is then at least as large as the checkpoint.
+  const checkpoint = (await latestCheckpoint(db)) ?? null;
+  const tip = await db.selectFrom('audit_state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  const size = Number(tip.size);
+  const claimedRoot = encodeBase64(CompactRange.fromJSON(JSON.parse(tip.frontier)).root());
+  const range = new CompactRange();
+  let prevLeafHash = '';
+  let checked = 0;
+  const answer = (extra: Partial<AuditVerification> = {}): AuditVerification => ({
+    valid: extra.failure === undefined,
+    size,
+    root_hash: claimedRoot,
+    checked,
+    ...extra,
+    checkpoint,
+  });
+
+  try {
+    while (checked < size) {
+      const rows = await db
+        .selectFrom('audit_entries')
+        .select(['idx', 'audit_id', 'entry', 'leaf_hash'])
+        .where('idx', '>=', checked)
+        .where('idx', '<', size)
+        .orderBy('idx')
+        .limit(pageSize)
+        .execute();
+      if (rows.length === 0) throw new Invalid('entry_missing', checked);
+      const end = Math.min(Number(rows[rows.length - 1]!.idx) + 1, size);
+      const stored = await readNodesCompletedIn(ctx, checked, end);
+      for (const row of rows) {
+        const index = checked;
+        if (Number(row.idx) !== index) throw new Invalid('entry_missing', index);
+        const leaf = createHash('sha256').update(Buffer.of(0)).update(row.entry, 'utf8').digest();
+        const leafB64 = leaf.toString('base64');
+        if (leafB64 !== row.leaf_hash) throw new Invalid('leaf_hash_mismatch', index);
+        const entry = parseEntry(row.entry);
+        if (!entry || entry.audit_id !== row.audit_id) throw new Invalid('malformed_entry', index);
+        if (entry.index !== index) throw new Invalid('index_mismatch', index);
+        if (entry.prev_leaf_hash !== prevLeafHash) throw new Invalid('prev_link_broken', index);
+        range.append(new Uint8Array(leaf), (node: PerfectRange, hash: Uint8Array) => {
+          const width = node.end - node.begin;
+          const key = `${Math.log2(width)}:${node.begin / width}`;
+          if (stored.get(key) !== Buffer.from(hash).toString('base64')) {
+            throw new Invalid(width === 1 ? 'leaf_hash_mismatch' : 'node_mismatch', node.begin);
+          }
+        });
+        if (checkpoint && index + 1 === checkpoint.size && encodeBase64(range.root()) !== checkpoint.root_hash) {
+          throw new Invalid('checkpoint_root_mismatch');
+        }
+        prevLeafHash = leafB64;
+        checked += 1;
+      }
+      options.onPage?.(checked);
+    }
+  } catch (error) {
+    if (error instanceof Invalid) {
+      return answer({
+        failure: error.failure,
+        ...(error.index === undefined ? {} : { first_invalid_index: error.index }),
+      });
+    }
+    throw error;
+  }
+
+  if (tip.last_leaf_hash !== prevLeafHash || encodeBase64(range.root()) !== claimedRoot) {
+    return answer({ failure: 'tip_mismatch' });
+  }
+  if (checkpoint) {
+    if (checkpoint.size > size) return answer({ failure: 'checkpoint_beyond_tip' });
+    if (checkpoint.origin !== auditOrigin(ctx.config)) return answer({ failure: 'checkpoint_origin_mismatch' });
+    if (!(await verifyDocument(checkpoint, await ctx.keys.jwks())).valid) {
+      return answer({ failure: 'checkpoint_signature_invalid' });
+    }
+  }
+  return answer();
+}
+
+interface ParsedEntry {
+  audit_id: unknown;
+  index: unknown;
+  prev_leaf_hash: unknown;
+}
+
+function parseEntry(text: string): ParsedEntry | undefined {
+  try {
+    const value = JSON.parse(text) as Record<string, unknown> | null;
+    if (typeof value !== 'object' || value === null || value.schema_version !== AUDIT_ENTRY_SCHEMA) return undefined;
+    return value as unknown as ParsedEntry;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stored nodes that appending leaves [begin, end) completes, keyed `level:idx`: node (L, j) covers leaves
+ * [j·2^L, (j+1)·2^L) and is completed by leaf (j+1)·2^L − 1. One SELECT, one index range per level.
+ */
+async function readNodesCompletedIn(ctx: AppContext, begin: number, end: number): Promise<Map<string, string>> {
+  const levels: Array<{ level: number; first: number; last: number }> = [];
+  for (let level = 0, width = 1; width <= end; level++, width *= 2) {
+    const first = Math.ceil((begin + 1) / width) - 1;
+    const last = Math.floor(end / width) - 1;
+    if (first <= last) levels.push({ level, first, last });
+  }
+  const rows = await ctx.store.db
+    .selectFrom('audit_nodes')
+    .select(['level', 'idx', 'hash'])
+    .where((eb) =>
+      eb.or(levels.map((l) => eb.and([eb('level', '=', l.level), eb('idx', '>=', l.first), eb('idx', '<=', l.last)]))),
+    )
+    .execute();
+  return new Map(rows.map((row) => [`${row.level}:${Number(row.idx)}`, row.hash]));
+}

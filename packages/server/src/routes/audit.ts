@@ -1,0 +1,170 @@
+/**
+ * The audit chain's HTTP face (CONTRACT sections 8 and 11): mounted at `/v1/audit` on the main server, and at the
+ * root by `aar audit-serve` (audit/audit-app.ts). Reads are for `auditor` (and `admin`); appending and signing a
+ * checkpoint are `admin` only. Indices and sizes are decimal strings without sign or leading zeros, checked against
+ * the committed tree (audit/audit-proofs.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { fieldError } from '@aar/core';
+import type { AppContext } from '../app-context.ts';
+import { appendExternalEntry, readAuditEntry } from '../audit/audit-entries.ts';
+import { proveConsistency, proveInclusion } from '../audit/audit-proofs.ts';
+import { latestCheckpoint, signCheckpoint } from '../audit/checkpoints.ts';
+import { verifyAuditLog } from '../audit/verify-audit-log.ts';
+
+const TreeNumber = (description: string) =>
+  Type.String({ pattern: '^(0|[1-9][0-9]{0,15})$', description: `${description} (decimal)` });
+
+const Signature = Type.Object({ algorithm: Type.String(), key_id: Type.String(), signature: Type.String() });
+
+const Checkpoint = Type.Object(
+  {
+    origin: Type.String(),
+    size: Type.Integer(),
+    root_hash: Type.String({ description: 'standard base64 MTH of the first `size` entries' }),
+    timestamp: Type.String(),
+    signature: Signature,
+  },
+  { description: 'signed checkpoint (CONTRACT section 4)' },
+);
+
+const Entry = Type.Object({
+  index: Type.Integer(),
+  audit_id: Type.String(),
+  leaf_hash: Type.String({ description: 'SHA-256(0x00 ‖ entry), standard base64' }),
+  entry: Type.String({ description: 'the exact leaf bytes: RFC 8785 JSON of `ns.audit_entry.v1`' }),
+});
+
+const InclusionProof = Type.Object({
+  leaf_index: Type.Integer(),
+  tree_size: Type.Integer(),
+  leaf_hash: Type.String(),
+  hashes: Type.Array(Type.String()),
+});
+
+const ConsistencyProof = Type.Object({
+  size1: Type.Integer(),
+  size2: Type.Integer(),
+  hashes: Type.Array(Type.String()),
+});
+
+const Verification = Type.Object({
+  valid: Type.Boolean(),
+  size: Type.Integer(),
+  root_hash: Type.String(),
+  checked: Type.Integer(),
+  first_invalid_index: Type.Optional(Type.Integer()),
+  failure: Type.Optional(Type.String({ description: 'why the log is invalid (docs/audit.md)' })),
+  checkpoint: Type.Union([Checkpoint, Type.Null()]),
+});
+
+const AppendBody = Type.Object(
+  {
+    kind: Type.String({ description: '`[a-z][a-z0-9_.:-]{0,127}`, not starting with `ns.`' }),
+    subject_ref: Type.String({ minLength: 1, maxLength: 256 }),
+    record: Type.Unknown({ description: 'any JSON value; only its SHA-256 (RFC 8785) enters the chain' }),
+  },
+  { additionalProperties: false },
+);
+
+export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix = '/v1/audit'): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['audit'];
+  const read = { roles: ['auditor'] as const };
+
+  r.post(`${prefix}/append`, {
+    schema: {
+      tags,
+      summary: 'Append a record (by digest) to the audit chain',
+      body: AppendBody,
+      response: { 201: Entry },
+    },
+    handler: async (req, reply) => reply.code(201).send(await appendExternalEntry(ctx, req.body)),
+  });
+
+  r.get(`${prefix}/verify`, {
+    config: read,
+    schema: {
+      tags,
+      summary: 'Recompute the hash chain and the Merkle tree from the stored entries',
+      response: { 200: Verification },
+    },
+    handler: async () => verifyAuditLog(ctx),
+  });
+
+  r.get(`${prefix}/checkpoint`, {
+    config: read,
+    schema: {
+      tags,
+      summary: 'The latest signed checkpoint (one is signed on demand when none exists yet)',
+      response: { 200: Checkpoint },
+    },
+    handler: async () => (await latestCheckpoint(ctx.store.db)) ?? signCheckpoint(ctx),
+  });
+
+  r.post(`${prefix}/checkpoint`, {
+    schema: {
+      tags,
+      summary: 'Sign a checkpoint of the log as it is now (consistent with the latest one, or refused)',
+      response: { 200: Checkpoint },
+    },
+    handler: async () => signCheckpoint(ctx),
+  });
+
+  r.get(`${prefix}/entries/:index`, {
+    config: read,
+    schema: {
+      tags,
+      summary: 'One entry of the log, with its exact bytes and leaf hash',
+      params: Type.Object({ index: TreeNumber('leaf index') }, { additionalProperties: false }),
+      response: { 200: Entry },
+    },
+    handler: async (req) => readAuditEntry(ctx.store.db, treeNumber(req.params.index, '/params/index')),
+  });
+
+  r.get(`${prefix}/proofs/inclusion`, {
+    config: read,
+    schema: {
+      tags,
+      summary: 'RFC 9162 inclusion proof of leaf `index` in the tree of `size` leaves (default: the whole log)',
+      querystring: Type.Object(
+        { index: TreeNumber('leaf index'), size: Type.Optional(TreeNumber('tree size')) },
+        { additionalProperties: false },
+      ),
+      response: { 200: InclusionProof },
+    },
+    handler: async (req) =>
+      proveInclusion(
+        ctx.store.db,
+        treeNumber(req.query.index, '/query/index'),
+        req.query.size === undefined ? undefined : treeNumber(req.query.size, '/query/size'),
+      ),
+  });
+
+  r.get(`${prefix}/proofs/consistency`, {
+    config: read,
+    schema: {
+      tags,
+      summary: 'RFC 9162 consistency proof from the tree of `from` leaves to the tree of `to` (default: the whole log)',
+      querystring: Type.Object(
+        { from: TreeNumber('older tree size'), to: Type.Optional(TreeNumber('newer tree size')) },
+        { additionalProperties: false },
+      ),
+      response: { 200: ConsistencyProof },
+    },
+    handler: async (req) =>
+      proveConsistency(
+        ctx.store.db,
+        treeNumber(req.query.from, '/query/from'),
+        req.query.to === undefined ? undefined : treeNumber(req.query.to, '/query/to'),
+      ),
+  });
+}
+
+function treeNumber(text: string, path: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw fieldError('invalid_request', path, 'must be below 2^53');
+  return value;
+}

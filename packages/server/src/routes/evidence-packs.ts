@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
+import { getEvidencePack } from '../services/evidence/get-evidence-pack.ts';
+import { verifyEvidencePackOnServer } from '../services/evidence/verify-evidence-pack-on-server.ts';
+import { IdParams } from './schemas.ts';
+
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+const Check = Type.Object({ check: Type.String(), valid: Type.Boolean(), failure: Type.Optional(Type.String()) });
+
+const VerificationResult = Type.Object({
+  valid: Type.Boolean({ description: 'every check passed' }),
+  algorithm: Type.String(),
+  key_id: Type.Union([Type.String(), Type.Null()]),
+  replay_decision: Type.Union([Open('decide on the pack snapshot, request and now; `matches`'), Type.Null()]),
+  checks: Type.Array(Check),
+});
+
+export async function evidencePackRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['evidence'];
+
+  r.get('/v1/evidence-packs/:id', {
+    config: { roles: ['runtime', 'auditor', 'principal'] },
+    schema: {
+      tags,
+      summary: 'The signed evidence pack of a decision (assembled on first request, then always the same bytes)',
+      params: IdParams,
+      response: { 200: Open('`ns.evidence_pack.v1`, signed') },
+    },
+    handler: async (req, reply) => {
+      // The stored bytes as they are: a string payload skips serialisation (the schema above only documents it).
+      const text: unknown = await getEvidencePack(ctx, req.credential, req.params.id);
+      return reply.type('application/json; charset=utf-8').send(text as Record<string, unknown>);
+    },
+  });
+
+  r.post('/v1/evidence-packs/verify', {
+    config: { roles: ['runtime', 'auditor'] },
+    schema: {
+      tags,
+      summary: 'Verify an evidence pack server-side: signatures, audit proof, checkpoint and replay',
+      body: Open('an `ns.evidence_pack.v1`'),
+      response: { 200: VerificationResult },
+    },
+    handler: async (req) => verifyEvidencePackOnServer(ctx, req.credential, req.body as Record<string, unknown>),
+  });
+}

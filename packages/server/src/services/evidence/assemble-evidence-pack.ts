@@ -1,0 +1,102 @@
+/**
+ * Assembles, signs and stores the evidence pack of one decision (`ns.evidence_pack.v1`), on first request: from the
+ * decision row (request, snapshot, now, result, engine version, signed map), the decision's audit entry bytes, an
+ * inclusion proof from the stored nodes and the latest checkpoint covering the entry (signed now if none does yet).
+ * INVARIANT: a pack is stored write-once before it is served, and every request gets the stored bytes: two requests
+ * racing to assemble it store one of their packs, and both answer with that one.
+ * INVARIANT: the service never signs a pack whose record does not re-derive its audit entry's digest.
+ */
+import {
+  AarError,
+  EVIDENCE_PACK_SCHEMA,
+  auditRecordDigest,
+  buildDecisionRecord,
+  canonicalJson,
+  parseAuditEntryText,
+  signDocument,
+  type UnsignedEvidencePack,
+} from '@aar/core';
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import { proveInclusion } from '../../audit/audit-proofs.ts';
+import { checkpointCovering } from '../../audit/checkpoints.ts';
+import type { DecisionsTable } from '../../store/index.ts';
+
+export async function readStoredEvidencePack(ctx: AppContext, evidencePackId: string): Promise<string | undefined> {
+  const row = await ctx.store.db
+    .selectFrom('evidence_packs')
+    .select('document')
+    .where('evidence_pack_id', '=', evidencePackId)
+    .executeTakeFirst();
+  return row?.document;
+}
+
+/** The stored pack's exact text (RFC 8785 JSON). */
+export async function assembleEvidencePack(
+  ctx: AppContext,
+  decision: Selectable<DecisionsTable>,
+  evidencePackId: string,
+): Promise<string> {
+  const db = ctx.store.db;
+  const entryRow = await db
+    .selectFrom('audit_entries')
+    .select(['idx', 'entry'])
+    .where('audit_id', '=', decision.audit_ref)
+    .executeTakeFirst();
+  if (!entryRow) {
+    throw new AarError('internal', `decision \`${decision.policy_decision_id}\` has no audit entry`);
+  }
+  const index = Number(entryRow.idx);
+  const checkpoint = await checkpointCovering(ctx, index);
+  const inclusionProof = await proveInclusion(db, index, checkpoint.size, checkpoint.size);
+
+  const fields = {
+    policy_decision_id: decision.policy_decision_id,
+    request: JSON.parse(decision.request) as UnsignedEvidencePack['request'],
+    snapshot: JSON.parse(decision.snapshot) as UnsignedEvidencePack['snapshot'],
+    now: decision.now,
+    result: JSON.parse(decision.result) as UnsignedEvidencePack['decision'],
+    engine_version: decision.engine_version,
+    decision_map: JSON.parse(decision.decision_map) as UnsignedEvidencePack['decision_map'],
+  };
+  const committed = parseAuditEntryText(entryRow.entry)?.record_digest;
+  if (committed !== auditRecordDigest(buildDecisionRecord(fields))) {
+    // Decisions recorded before the chain committed to decision records (none in a release) have no pack.
+    throw new AarError(
+      'conflict',
+      `the audit entry of decision \`${decision.policy_decision_id}\` does not commit to its record: no pack can prove it`,
+    );
+  }
+  const unsigned: UnsignedEvidencePack = {
+    schema_version: EVIDENCE_PACK_SCHEMA,
+    evidence_pack_id: evidencePackId,
+    policy_decision_id: fields.policy_decision_id,
+    issued_at: ctx.clock.now().toISOString(),
+    issuer: ctx.config.issuerUrl,
+    decision: fields.result,
+    decision_map: fields.decision_map,
+    request: fields.request,
+    snapshot: fields.snapshot,
+    now: fields.now,
+    engine_version: fields.engine_version,
+    audit_entry: entryRow.entry,
+    inclusion_proof: inclusionProof,
+    checkpoint,
+  };
+  const text = canonicalJson(await signDocument(unsigned, ctx.keys.current()));
+  await ctx.writer.run(async (trx) => {
+    await trx
+      .insertInto('evidence_packs')
+      .values({
+        evidence_pack_id: evidencePackId,
+        policy_decision_id: decision.policy_decision_id,
+        document: text,
+        created_at: unsigned.issued_at,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  });
+  const stored = await readStoredEvidencePack(ctx, evidencePackId);
+  if (stored === undefined) throw new AarError('internal', `evidence pack \`${evidencePackId}\` was not stored`);
+  return stored;
+}
