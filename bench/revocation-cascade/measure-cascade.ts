@@ -56,7 +56,7 @@ export async function measureCascade(dialect: Dialect, size: number, samples: nu
       }
       const { rows } = await sql<{ n: number | string }>`
         select count(*) as n from events where event_type = 'ns.authority.revoked'
-        and envelope like ${`%${res.body.audit_ref}%`}`.execute(rt.ctx.store.db);
+        and operation_ref = ${res.body.audit_ref}`.execute(rt.ctx.store.db);
       if (Number(rows[0]?.n) !== size) throw new Error(`expected ${size} revoked events, found ${rows[0]?.n}`);
       out.push({ wallMs, serviceMs: res.body.elapsed_ms, cpuMs });
     }

@@ -96,8 +96,16 @@ export interface EventsTable {
   event_type: string;
   occurred_at: Timestamp;
   subject_ref: string;
-  /** the whole signed `ns.webhook.v1` envelope, JSON */
+  /** the `ns.webhook.v1` envelope, JSON, unsigned (signed when read); empty when `operation_ref` is set */
   envelope: Json;
+  /** set for events of a bulk operation: the envelope is rebuilt from event_operations (derived-envelope.ts) */
+  operation_ref: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface EventOperationsTable {
+  operation_ref: string;
+  template: Json;
+  created_at: Timestamp;
 }
 
 export interface IdempotencyKeysTable {
@@ -282,6 +290,7 @@ export interface GrantVersionTable {
 }
 
 export interface Database {
+  event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;
   delegation_nonces: DelegationNoncesTable;
   grant_version: GrantVersionTable;

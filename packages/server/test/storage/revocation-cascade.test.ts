@@ -3,6 +3,7 @@
  * PostgreSQL. Asserts the outcome (every grant revoked, one event per grant, one audit entry, the agent below denied
  * at once), never the time: the timing lives in the benchmark (bench/revocation-cascade.ts).
  */
+import { envelopesOf } from '../../src/services/events/derived-envelope.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '@aar/core';
 import { testDialects } from '../support/dialects.ts';
@@ -62,15 +63,29 @@ for (const dialect of await testDialects()) {
       ).toBe(size);
       const events = await db
         .selectFrom('events')
-        .select(['subject_ref', 'envelope'])
+        .select(['event_id', 'subject_ref', 'envelope', 'operation_ref'])
         .where('event_type', '=', 'ns.authority.revoked')
+        .orderBy('seq')
         .execute();
       expect(events).toHaveLength(size);
       expect(new Set(events.map((e) => e.subject_ref)).size).toBe(size);
-      const sample = JSON.parse(events[events.length - 1]!.envelope);
-      // the embedded default stores each envelope in its RFC 8785 form
-      if (dialect === 'sqlite') expect(canonicalJson(sample)).toBe(events[events.length - 1]!.envelope);
+      // ids minted by the database (RFC 9562 UUIDv7, a dedicated counter in rand_b): well-formed, unique, in order
+      expect(
+        events.every((e) =>
+          /^ns:event:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(e.event_id),
+        ),
+      ).toBe(true);
+      expect(new Set(events.map((e) => e.event_id)).size).toBe(size);
+      expect(events.map((e) => e.event_id)).toEqual(events.map((e) => e.event_id).sort());
+      // stored slim (the operation's common members once), rebuilt whole when read
+      expect(events.every((e) => e.operation_ref === res.body.audit_ref && e.envelope === '')).toBe(true);
+      const [sample] = await envelopesOf(db, [events[events.length - 1]!]);
+      expect(canonicalJson(sample)).toContain('"affected_capabilities":["ns:capability:');
       expect(sample).toMatchObject({
+        schema_version: 'ns.webhook.v1',
+        event_type: 'ns.authority.revoked',
+        subject_ref: events[events.length - 1]!.subject_ref,
+        principal_entity_id: 'ns:entity:person:alice',
         reason_code: 'principal_revoked_authority',
         audit_ref: res.body.audit_ref,
         data: { previous_state: 'active', new_state: 'revoked', revocation_root: w.root.grant_id },

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
 import type { EventEnvelope, UnsignedEventEnvelope } from './append-event.ts';
+import { envelopesOf } from './derived-envelope.ts';
 import { signEnvelope } from './sign-envelope.ts';
 
 /**
@@ -13,7 +14,7 @@ import { signEnvelope } from './sign-envelope.ts';
 export async function listEvents(ctx: AppContext, page: PageRequest, eventType?: string): Promise<Page<EventEnvelope>> {
   let query = ctx.store.db
     .selectFrom('events')
-    .select(['seq', 'envelope'])
+    .select(['seq', 'event_id', 'subject_ref', 'envelope', 'operation_ref'])
     .where('seq', '>', page.afterSeq)
     .orderBy('seq')
     .limit(page.limit + 1);
@@ -22,9 +23,7 @@ export async function listEvents(ctx: AppContext, page: PageRequest, eventType?:
     query = query.where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
   }
   const rows = await query.execute();
-  const unsigned = toPage(rows, page.limit, (row) => JSON.parse(row.envelope) as UnsignedEventEnvelope);
-  return {
-    items: await Promise.all(unsigned.items.map((e) => signEnvelope(ctx, e))),
-    next_cursor: unsigned.next_cursor,
-  };
+  const shown = toPage(rows, page.limit, (row) => row);
+  const unsigned: UnsignedEventEnvelope[] = await envelopesOf(ctx.store.db, shown.items);
+  return { items: await Promise.all(unsigned.map((e) => signEnvelope(ctx, e))), next_cursor: shown.next_cursor };
 }

@@ -1,8 +1,9 @@
 /**
  * The writes of one revocation, done by the database in a handful of statements whatever the subtree's size: the
  * subtree's active grants are collected into a temporary table (one walk of the covering index `grants_subtree`),
- * then one `grant_revocations` row and one `ns.authority.revoked` envelope are written per grant, and one audit entry
- * for the operation. JavaScript only mints the event ids. Written by hand because the obvious way (rows into
+ * then one `grant_revocations` row and one `ns.authority.revoked` event are written per grant (the envelope's common
+ * members once per operation in event_operations, the rest rebuilt from the grant row when read: migration 0006),
+ * and one audit entry for the operation. JavaScript only mints the event ids. Written by hand because the obvious way (rows into
  * JavaScript, one JSON envelope each, back into SQL) spent most of a 100k-grant cascade's second outside the
  * database; here no per-grant value crosses into JavaScript but the ids it mints and reads back for the digest.
  *
@@ -17,12 +18,12 @@
  * Must run inside a write-queue unit (the audit appender, the savepoint).
  */
 import { createHash } from 'node:crypto';
-import { mintedId } from '@aar/core';
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
 import { auditOf } from '../../store/write-queue.ts';
+import type { OperationTemplate } from '../events/derived-envelope.ts';
 
 export const REVOKED_EVENT = 'ns.authority.revoked';
 
@@ -50,11 +51,11 @@ export async function writeRevocationCascade(
   const { rows } = await sql<{ n: number | string }>`select count(*) as n from aar_cascade`.execute(trx);
   const count = Number(rows[0]?.n ?? 0);
   if (count > 0) {
-    const eventIds = Array.from({ length: count }, () => mintedId('event', ctx.newUuid()));
+    const ids = eventIdScheme(ctx.newUuid(), postgres);
     await sql`insert into grant_revocations (grant_id, revoked_at, operation_ref, cascade_root)
       select grant_id, ${input.now}, ${input.audit_ref}, ${input.root} from aar_cascade order by grant_id`.execute(trx);
-    await (postgres ? insertEventsPostgres : insertEventsSqlite)(trx, input, JSON.stringify(eventIds));
-    await appendAuditEntry(trx, ctx, input, eventIds, await subjectsInOrder(trx, postgres));
+    await insertEvents(trx, postgres, input, ids);
+    await appendAuditEntry(trx, ctx, input, ids, count, await eventLines(trx, postgres, ids));
   }
   await sql`delete from aar_cascade`.execute(trx);
   return count;
@@ -65,8 +66,21 @@ async function collectSubtree(trx: Transaction<Database>, postgres: boolean, roo
     n integer primary key, grant_id text not null, principal_entity_id text not null, capability_id text not null
   )`.execute(trx);
   await sql`delete from aar_cascade`.execute(trx);
-  // The grant and every descendant that is still active (a revoked grant's subtree was revoked with it).
-  await sql`insert into aar_cascade (n, grant_id, principal_entity_id, capability_id)
+  const rootRow = await trx
+    .selectFrom('grants')
+    .select('parent_grant_id')
+    .where('grant_id', '=', root)
+    .executeTakeFirst();
+  if (rootRow && rootRow.parent_grant_id === null) {
+    // A root grant's subtree is its whole tree: every grant carries root_grant_id (index grants_tree).
+    await sql`insert into aar_cascade (n, grant_id, principal_entity_id, capability_id)
+      select row_number() over (), g.grant_id, g.principal_entity_id, g.capability_id
+      from grants g
+      where g.root_grant_id = ${root} and g.state = 'active'
+        and not exists (select 1 from grant_revocations r where r.grant_id = g.grant_id)`.execute(trx);
+  } else {
+    // The grant and every descendant that is still active (a revoked grant's subtree was revoked with it).
+    await sql`insert into aar_cascade (n, grant_id, principal_entity_id, capability_id)
     with recursive subtree(grant_id, principal_entity_id, capability_id, state, level) as (
       select grant_id, principal_entity_id, capability_id, state, 0 from grants where grant_id = ${root}
       union all
@@ -77,69 +91,89 @@ async function collectSubtree(trx: Transaction<Database>, postgres: boolean, roo
     select row_number() over (), s.grant_id, s.principal_entity_id, s.capability_id
     from subtree s
     where s.state = 'active' and not exists (select 1 from grant_revocations r where r.grant_id = s.grant_id)`.execute(
-    trx,
-  );
+      trx,
+    );
+  }
   if (postgres) await sql`analyze aar_cascade`.execute(trx);
 }
 
-async function insertEventsSqlite(trx: Transaction<Database>, c: RevocationCascadeInput, ids: string): Promise<void> {
-  // RFC 8785 text assembled from constant pieces and json_quote()d values, members in canonical order
-  const q = (value: string | null) => JSON.stringify(value);
-  const head = `{"actor_entity_id":${q(c.actor_entity_id)},"audit_ref":${q(c.audit_ref)},"data":{"affected_capabilities":[`;
-  const data = `],"new_state":"revoked","previous_state":"active","revocation_root":${q(c.root)}},"delivery":{"idempotency_key":`;
-  const type = `,"replayable":true},"event_id":`;
-  const middle = `,"event_type":${q(REVOKED_EVENT)},"evidence_refs":[],"occurred_at":${q(c.now)},"principal_entity_id":`;
-  const tail = `,"reason_code":${q(c.reason_code)},"schema_version":"ns.webhook.v1","subject_ref":`;
-  await sql`insert into events (event_id, event_type, occurred_at, subject_ref, envelope)
-    select j.value, ${REVOKED_EVENT}, ${c.now}, a.grant_id,
-      ${head} || json_quote(a.capability_id) || ${data} || json_quote(j.value) || ${type} || json_quote(j.value)
-      || ${middle} || json_quote(a.principal_entity_id) || ${tail} || json_quote(a.grant_id) || '}'
-    from json_each(${ids}) j join aar_cascade a on a.n = j.key + 1
-    order by j.key`.execute(trx);
+/**
+ * The operation's common envelope members are stored once (event_operations); each event row holds its id and
+ * subject and no envelope text (migration 0006, services/events/derived-envelope.ts rebuilds the envelope).
+ */
+async function insertEvents(
+  trx: Transaction<Database>,
+  postgres: boolean,
+  c: RevocationCascadeInput,
+  ids: EventIdScheme,
+): Promise<void> {
+  const template: OperationTemplate = {
+    schema_version: 'ns.webhook.v1',
+    event_type: REVOKED_EVENT,
+    occurred_at: c.now,
+    actor_entity_id: c.actor_entity_id,
+    reason_code: c.reason_code,
+    audit_ref: c.audit_ref,
+    evidence_refs: [],
+    data: { new_state: 'revoked', previous_state: 'active', revocation_root: c.root },
+    from_grant: { principal_entity_id: true, affected_capabilities: true },
+  };
+  await trx
+    .insertInto('event_operations')
+    .values({ operation_ref: c.audit_ref, template: JSON.stringify(template), created_at: c.now })
+    .execute();
+  await sql`insert into events (event_id, event_type, occurred_at, subject_ref, envelope, operation_ref)
+    select ${ids.sql}, cast(${REVOKED_EVENT} as text), cast(${c.now} as text), a.grant_id, '', cast(${c.audit_ref} as text)
+    from aar_cascade a order by a.n`.execute(trx);
 }
 
-async function insertEventsPostgres(trx: Transaction<Database>, c: RevocationCascadeInput, ids: string): Promise<void> {
-  await sql`insert into events (event_id, event_type, occurred_at, subject_ref, envelope)
-    select j.value, ${REVOKED_EVENT}::text, ${c.now}::text, a.grant_id, json_build_object(
-      'actor_entity_id', ${c.actor_entity_id}::text,
-      'audit_ref', ${c.audit_ref}::text,
-      'data', json_build_object(
-        'affected_capabilities', json_build_array(a.capability_id),
-        'new_state', 'revoked',
-        'previous_state', 'active',
-        'revocation_root', ${c.root}::text),
-      'delivery', json_build_object('idempotency_key', j.value, 'replayable', true),
-      'event_id', j.value,
-      'event_type', ${REVOKED_EVENT}::text,
-      'evidence_refs', json_build_array(),
-      'occurred_at', ${c.now}::text,
-      'principal_entity_id', a.principal_entity_id,
-      'reason_code', ${c.reason_code}::text,
-      'schema_version', 'ns.webhook.v1',
-      'subject_ref', a.grant_id)::text
-    from json_array_elements_text(${ids}::json) with ordinality as j(value, k) join aar_cascade a on a.n = j.k
-    order by j.k`.execute(trx);
+/**
+ * The event ids of one operation: UUIDv7s sharing the operation's timestamp and 42 random bits, with the event's
+ * position as a 32-bit counter in the low bits of rand_b (RFC 9562 section 6.2, method 1: a fixed-length dedicated
+ * counter). The database mints them itself from the row number, so no id of a 100k-grant cascade crosses into
+ * JavaScript. Unique within the operation by the counter, across operations by timestamp and random bits.
+ */
+interface EventIdScheme {
+  prefix: string;
+  /** the event id of cascade row `a.n`, as SQL */
+  sql: RawBuilder<string>;
+  of(n: number): string;
 }
 
-async function subjectsInOrder(trx: Transaction<Database>, postgres: boolean): Promise<string[]> {
+function eventIdScheme(uuid: string, postgres: boolean): EventIdScheme {
+  const prefix = `ns:event:${uuid.slice(0, 28)}`;
+  return {
+    prefix,
+    sql: postgres
+      ? sql<string>`cast(${prefix} as text) || lpad(to_hex(a.n), 8, '0')`
+      : sql<string>`cast(${prefix} as text) || printf('%08x', a.n)`,
+    of: (n) => `${prefix}${n.toString(16).padStart(8, '0')}`,
+  };
+}
+
+/** The lines `<event_id> <subject_ref>\n` of every event in order, assembled by the database in one string. */
+async function eventLines(trx: Transaction<Database>, postgres: boolean, ids: EventIdScheme): Promise<string> {
   const { rows } = postgres
-    ? await sql<{ ids: string }>`select string_agg(grant_id, E'\n' order by n) as ids from aar_cascade`.execute(trx)
-    : await sql<{ ids: string }>`select group_concat(grant_id, char(10) order by n) as ids from aar_cascade`.execute(
-        trx,
-      );
-  return (rows[0]?.ids ?? '').split('\n');
+    ? await sql<{ lines: string }>`select string_agg(${ids.sql} || ' ' || a.grant_id || E'\n', '' order by a.n) as lines
+        from aar_cascade a`.execute(trx)
+    : await sql<{
+        lines: string;
+      }>`select group_concat(${ids.sql} || ' ' || a.grant_id || char(10), '' order by a.n) as lines
+        from aar_cascade a`.execute(trx);
+  return rows[0]?.lines ?? '';
 }
 
 async function appendAuditEntry(
   trx: Transaction<Database>,
   ctx: AppContext,
   c: RevocationCascadeInput,
-  eventIds: readonly string[],
-  subjects: readonly string[],
+  ids: EventIdScheme,
+  count: number,
+  lines: string,
 ): Promise<void> {
-  if (subjects.length !== eventIds.length) throw new Error('the cascade lost track of its events');
-  const hash = createHash('sha256');
-  eventIds.forEach((id, i) => hash.update(`${id} ${subjects[i]}\n`, 'utf8'));
+  if (lines.length === 0 || lines.split('\n', count + 1).length !== count + 1) {
+    throw new Error('the cascade lost track of its events');
+  }
   await auditOf(trx).append({
     audit_id: c.audit_ref,
     kind: REVOKED_EVENT,
@@ -151,10 +185,10 @@ async function appendAuditEntry(
       actor_entity_id: c.actor_entity_id,
       reason_code: c.reason_code,
       occurred_at: c.now,
-      event_count: eventIds.length,
-      first_event_id: eventIds[0] ?? null,
-      last_event_id: eventIds[eventIds.length - 1] ?? null,
-      events_sha256: hash.digest('base64url'),
+      event_count: count,
+      first_event_id: ids.of(1),
+      last_event_id: ids.of(count),
+      events_sha256: createHash('sha256').update(lines, 'utf8').digest('base64url'),
     },
     occurred_at: c.now,
   });

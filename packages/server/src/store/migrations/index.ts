@@ -5,6 +5,7 @@ import * as authorize from './0002-authorize.ts';
 import * as audit from './0003-audit.ts';
 import * as evidence from './0004-evidence.ts';
 import * as delegation from './0005-delegation.ts';
+import * as eventOperations from './0006-event-operations.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -17,6 +18,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0003-audit', audit],
   ['0004-evidence', evidence],
   ['0005-delegation', delegation],
+  ['0006-event-operations', eventOperations],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
