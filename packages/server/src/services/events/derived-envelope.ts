@@ -30,7 +30,10 @@ export interface OperationTemplate {
   from_grant: { principal_entity_id: true; affected_capabilities: true };
 }
 
-export async function envelopesOf(db: Kysely<Database>, rows: readonly StoredEventRow[]): Promise<UnsignedEventEnvelope[]> {
+export async function envelopesOf(
+  db: Kysely<Database>,
+  rows: readonly StoredEventRow[],
+): Promise<UnsignedEventEnvelope[]> {
   const derived = rows.filter((r) => r.operation_ref !== null);
   const templates = new Map<string, OperationTemplate>();
   const grants = new Map<string, { principal_entity_id: string; capability_id: string }>();
