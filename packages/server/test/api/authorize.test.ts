@@ -2,6 +2,8 @@
  * POST /v1/runtime/authorize over a real socket, signed by the agent with the SDK: the reason codes a user meets,
  * the approval round trip, every failure of the signed payload (each recorded), limits and outcomes.
  */
+import { createPublicKey, verify } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyDocument, type Jwks } from '@aar/core';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
@@ -48,6 +50,19 @@ describe('authorize', () => {
     ]);
     expect(map.nodes[1].ref).toBe(world.grant.grant_id);
     expect(await verifyDocument(map, jwks)).toMatchObject({ valid: true });
+    // independently of core: only the JWKS, the `canonicalize` package and node:crypto
+    const { signature, ...unsigned } = map;
+    const jwk = (jwks.keys as Array<{ kid: string; kty: string; crv: string; x: string }>).find(
+      (k) => k.kid === signature.key_id,
+    )!;
+    const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+    expect(
+      verify(null, Buffer.from(canonicalize(unsigned)!), publicKey, Buffer.from(signature.signature, 'base64url')),
+    ).toBe(true);
+    const tampered = { ...unsigned, reason: 'approved_by_principal' };
+    expect(
+      verify(null, Buffer.from(canonicalize(tampered)!), publicKey, Buffer.from(signature.signature, 'base64url')),
+    ).toBe(false);
     expect((await world.call('GET', `/v1/decision-maps/${res.body.decision_map_ref}`)).body).toEqual(map);
     const rec = await recorded(res.body.policy_decision_id);
     expect(rec).toMatchObject({
