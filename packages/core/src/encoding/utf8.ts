@@ -4,8 +4,15 @@ const encoder = new TextEncoder();
 // fatal: invalid UTF-8 is refused, never replaced by U+FFFD; ignoreBOM: a BOM stays in the text for the caller to see.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** `String.prototype.isWellFormed` (ES2024): native, and constant-time on one-byte strings; absent on older runtimes. */
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
 /** True if `text` holds an unpaired UTF-16 surrogate (which has no UTF-8 encoding). */
 export function hasLoneSurrogate(text: string): boolean {
+  return isWellFormed === undefined ? scanForLoneSurrogate(text) : !isWellFormed.call(text);
+}
+
+function scanForLoneSurrogate(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code >= 0xd800 && code <= 0xdbff) {

@@ -8,7 +8,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { DecisionRequest, DecisionResult, DecisionSnapshot } from '../decide/types.ts';
 import { encodeBase64Url } from '../encoding/base64url.ts';
-import { canonicalBytes } from '../json/canonical-json.ts';
+import { canonicalBytes, canonicalJson } from '../json/canonical-json.ts';
+import { tryCanonicalJson } from '../json/write-canonical-json.ts';
 
 export const DECISION_RECORD_SCHEMA = 'ns.decision_record.v1';
 
@@ -31,7 +32,21 @@ export interface DecisionRecord extends DecisionRecordInput {
 
 /** Throws (TypeError, AarError) only on values JSON cannot hold; callers on hostile input catch. */
 export function buildDecisionRecord(input: DecisionRecordInput): DecisionRecord {
-  const record: DecisionRecord = {
+  return JSON.parse(JSON.stringify(recordOf(input))) as DecisionRecord;
+}
+
+/**
+ * `canonicalJson(buildDecisionRecord(input))`, the text `record_digest` hashes, without the JSON round trip when it
+ * would change nothing: on plain JSON parts (objects, arrays, finite numbers, well-formed strings) the round trip only
+ * drops undefined members, which canonical JSON omits as well. Other parts (a toJSON method, undefined in an array,
+ * NaN) take the round trip, exactly as buildDecisionRecord does.
+ */
+export function canonicalDecisionRecord(input: DecisionRecordInput): string {
+  return tryCanonicalJson(recordOf(input)) ?? canonicalJson(buildDecisionRecord(input));
+}
+
+function recordOf(input: DecisionRecordInput): DecisionRecord {
+  return {
     schema_version: DECISION_RECORD_SCHEMA,
     policy_decision_id: input.policy_decision_id,
     request: input.request,
@@ -41,7 +56,6 @@ export function buildDecisionRecord(input: DecisionRecordInput): DecisionRecord 
     engine_version: input.engine_version,
     decision_map: input.decision_map,
   };
-  return JSON.parse(JSON.stringify(record)) as DecisionRecord;
 }
 
 /** `sha-256:` + base64url of SHA-256 over the RFC 8785 bytes: the `record_digest` form of `ns.audit_entry.v1`. */

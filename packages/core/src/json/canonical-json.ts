@@ -4,14 +4,19 @@
  * and JSON.stringify silently drop or rewrite what JCS cannot express (`undefined` in arrays becomes null,
  * functions vanish, bigint throws a TypeError, Map becomes `{}`). Object members whose value is `undefined` are
  * omitted, as JSON.stringify does, so optional fields may be left undefined.
+ * Plain JSON values (nearly all of them) take a single-pass writer with the same output (write-canonical-json.ts);
+ * everything else comes here, so refusals and their paths are this file's alone.
  */
 import canonicalize from 'canonicalize';
 import { AarError, fieldError } from '../errors/aar-error.ts';
 import { hasLoneSurrogate, utf8Encode } from '../encoding/utf8.ts';
 import { appendPointer } from './json-pointer.ts';
+import { tryCanonicalJson } from './write-canonical-json.ts';
 
 /** The RFC 8785 canonical JSON text of `value`; throws `invalid_json` naming the first value JSON cannot hold. */
 export function canonicalJson(value: unknown): string {
+  const fast = tryCanonicalJson(value);
+  if (fast !== undefined) return fast;
   try {
     assertJsonValue(value, '', new Set());
     const text = canonicalize(value);

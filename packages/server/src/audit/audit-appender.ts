@@ -7,28 +7,46 @@
  * INVARIANT: entry i's prev_leaf_hash is entry i-1's leaf hash; audit_nodes holds every perfect subtree hash.
  */
 import { AarError, CompactRange, encodeBase64, mintedId } from '@aar/core';
-import type { Insertable, Transaction } from 'kysely';
-import type { AuditEntriesTable, AuditNodesTable, Database } from '../store/index.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/index.ts';
 import { AUDIT_ENTRY_SCHEMA, encodeEntry, recordDigest, type AuditEntry } from './audit-entry.ts';
+import {
+  INSERT_ENTRIES,
+  INSERT_NODES,
+  PREPARED_ROWS,
+  READ_TIP,
+  READ_TIP_FOR_UPDATE,
+  WRITE_TIP,
+  type EntryRow,
+  type NodeRow,
+} from './audit-statements.ts';
 
 /** rows per multi-row INSERT: SQLite allows 32,766 bound variables (7 per entry row, 3 per node row) */
 const ENTRY_ROWS_PER_INSERT = 4000;
 const NODE_ROWS_PER_INSERT = 10_000;
 
-export interface AuditAppendInput {
+export type AuditAppendInput = {
   kind: string;
   subject_ref: string;
-  /** what the entry commits to (only its digest enters the chain) */
-  record: unknown;
   occurred_at: string;
   /** minted when absent */
   audit_id?: string;
-}
+} & (
+  | {
+      /** what the entry commits to (only its digest enters the chain) */
+      record: unknown;
+    }
+  | {
+      /** the digest of what the entry commits to, when the caller computed it (`digestOfCanonical`) */
+      record_digest: string;
+    }
+);
 
 export interface AuditMark {
   size: number;
   lastLeafHash: string;
-  frontier: string;
+  /** copies of the frontier hashes (taken per unit of work: cheaper than their JSON, which only restore needs) */
+  frontier: Uint8Array[];
 }
 
 export class AuditAppender {
@@ -53,9 +71,7 @@ export class AuditAppender {
   }
 
   static async begin(trx: Transaction<Database>, postgres: boolean, newUuid: () => string): Promise<AuditAppender> {
-    let query = trx.selectFrom('audit_state').selectAll().where('id', '=', 1);
-    if (postgres) query = query.forUpdate();
-    const tip = await query.executeTakeFirst();
+    const [tip] = (await (postgres ? READ_TIP_FOR_UPDATE : READ_TIP).execute(trx, {})).rows;
     if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
     const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
     if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
@@ -67,13 +83,13 @@ export class AuditAppender {
   }
 
   mark(): AuditMark {
-    return { size: this.#size, lastLeafHash: this.#lastLeafHash, frontier: JSON.stringify(this.#range.toJSON()) };
+    return { size: this.#size, lastLeafHash: this.#lastLeafHash, frontier: this.#range.hashes };
   }
 
   restore(mark: AuditMark): void {
     this.#size = mark.size;
     this.#lastLeafHash = mark.lastLeafHash;
-    this.#range = CompactRange.fromJSON(JSON.parse(mark.frontier));
+    this.#range = CompactRange.fromJSON({ size: mark.size, hashes: mark.frontier.map(encodeBase64) });
   }
 
   /** MTH of the entries appended so far, this batch's included (what a checkpoint of `size` signs). */
@@ -92,8 +108,8 @@ export class AuditAppender {
    */
   async appendMany(inputs: readonly AuditAppendInput[]): Promise<Array<{ audit_id: string; index: number }>> {
     const mark = this.mark();
-    const entries: Array<Insertable<AuditEntriesTable>> = [];
-    const nodes: Array<Insertable<AuditNodesTable>> = [];
+    const entries: EntryRow[] = [];
+    const nodes: NodeRow[] = [];
     for (const input of inputs) {
       const entry: AuditEntry = {
         schema_version: AUDIT_ENTRY_SCHEMA,
@@ -102,7 +118,7 @@ export class AuditAppender {
         occurred_at: input.occurred_at,
         kind: input.kind,
         subject_ref: input.subject_ref,
-        record_digest: recordDigest(input.record),
+        record_digest: 'record_digest' in input ? input.record_digest : recordDigest(input.record),
         prev_leaf_hash: this.#lastLeafHash,
       };
       const { text, leafHash } = encodeEntry(entry);
@@ -124,17 +140,11 @@ export class AuditAppender {
       this.#lastLeafHash = leafB64;
     }
     try {
-      for (let i = 0; i < entries.length; i += ENTRY_ROWS_PER_INSERT) {
-        await this.#trx
-          .insertInto('audit_entries')
-          .values(entries.slice(i, i + ENTRY_ROWS_PER_INSERT))
-          .execute();
-      }
-      for (let i = 0; i < nodes.length; i += NODE_ROWS_PER_INSERT) {
-        await this.#trx
-          .insertInto('audit_nodes')
-          .values(nodes.slice(i, i + NODE_ROWS_PER_INSERT))
-          .execute();
+      if (entries.length <= PREPARED_ROWS && nodes.length <= PREPARED_ROWS) {
+        if (entries.length > 0) await INSERT_ENTRIES.execute(this.#trx, {}, entries);
+        if (nodes.length > 0) await INSERT_NODES.execute(this.#trx, {}, nodes);
+      } else {
+        await this.#insertInChunks(entries, nodes);
       }
     } catch (error) {
       this.restore(mark);
@@ -146,17 +156,29 @@ export class AuditAppender {
     return entries.map((e) => ({ audit_id: e.audit_id, index: Number(e.idx) }));
   }
 
+  /** Bulk appends: multi-row inserts as large as the bound-variable limits allow. */
+  async #insertInChunks(entries: EntryRow[], nodes: NodeRow[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += ENTRY_ROWS_PER_INSERT) {
+      await this.#trx
+        .insertInto('audit_entries')
+        .values(entries.slice(i, i + ENTRY_ROWS_PER_INSERT))
+        .execute();
+    }
+    for (let i = 0; i < nodes.length; i += NODE_ROWS_PER_INSERT) {
+      await this.#trx
+        .insertInto('audit_nodes')
+        .values(nodes.slice(i, i + NODE_ROWS_PER_INSERT))
+        .execute();
+    }
+  }
+
   /** Writes the tip back; called once per batch, after every unit. */
   async flush(nowIso: string): Promise<void> {
-    await this.#trx
-      .updateTable('audit_state')
-      .set({
-        size: this.#size,
-        last_leaf_hash: this.#lastLeafHash,
-        frontier: JSON.stringify(this.#range.toJSON()),
-        updated_at: nowIso,
-      })
-      .where('id', '=', 1)
-      .execute();
+    await WRITE_TIP.execute(this.#trx, {
+      size: this.#size,
+      last_leaf_hash: this.#lastLeafHash,
+      frontier: JSON.stringify(this.#range.toJSON()),
+      updated_at: nowIso,
+    });
   }
 }

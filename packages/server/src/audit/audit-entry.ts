@@ -26,7 +26,12 @@ export interface AuditEntry {
 }
 
 export function recordDigest(record: unknown): string {
-  return `sha-256:${createHash('sha256').update(canonicalJson(record), 'utf8').digest('base64url')}`;
+  return digestOfCanonical(canonicalJson(record));
+}
+
+/** The `record_digest` of a record whose RFC 8785 text the caller already has. */
+export function digestOfCanonical(canonicalText: string): string {
+  return `sha-256:${createHash('sha256').update(canonicalText, 'utf8').digest('base64url')}`;
 }
 
 /** The leaf bytes and their RFC 9162 leaf hash (SHA-256 of 0x00 || bytes). */

@@ -11,9 +11,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AarError } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
+import { prepareQuery } from '../store/prepared-query.ts';
 import type { Credential } from './fastify-types.ts';
-import { hashToken } from './api-tokens.ts';
-import { readBearerToken } from './bearer-token.ts';
+import { presentedTokenHash, readBearerToken } from './bearer-token.ts';
 import type { FailedAuthLimiter } from './rate-limit.ts';
 
 export { ensureBootstrapToken, hashToken } from './api-tokens.ts';
@@ -41,7 +41,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
       throw new AarError('unauthenticated', 'the `Authorization` header is not `Bearer <token>`');
     }
     await failedAuth.assertBudget(request);
-    const credential = await lookUpCredential(ctx, hashToken(bearer.token));
+    const credential = await lookUpCredential(ctx, presentedTokenHash(request, bearer.token));
     if (credential === undefined) {
       await failedAuth.record(request);
       reply.header('www-authenticate', CHALLENGE_INVALID);
@@ -52,13 +52,17 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
   });
 }
 
-async function lookUpCredential(ctx: AppContext, tokenHash: string): Promise<Credential | undefined> {
-  const row = await ctx.store.db
+/** Read on every request, never cached: a revoked token fails on the very next request. */
+const CREDENTIAL_BY_HASH = prepareQuery(['token_hash'], (db, args: { token_hash: string }) =>
+  db
     .selectFrom('api_tokens')
     .select(['token_id', 'role', 'principal_entity_id'])
-    .where('token_hash', '=', tokenHash)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('token_hash', '=', args.token_hash)
+    .where('revoked_at', 'is', null),
+);
+
+async function lookUpCredential(ctx: AppContext, tokenHash: string): Promise<Credential | undefined> {
+  const [row] = (await CREDENTIAL_BY_HASH.execute(ctx.store.db, { token_hash: tokenHash })).rows;
   return row && { token_id: row.token_id, role: row.role, principal_entity_id: row.principal_entity_id };
 }
 

@@ -3,6 +3,7 @@
  * The token is any run of visible ASCII: our secrets are base64url, but an operator's AAR_BOOTSTRAP_TOKEN may not be.
  */
 import type { FastifyRequest } from 'fastify';
+import { hashToken } from './api-tokens.ts';
 
 /** Longer values are not ours; refusing them early keeps a megabyte header from being hashed per request. */
 const MAX_TOKEN_LENGTH = 512;
@@ -17,4 +18,17 @@ export function readBearerToken(request: Pick<FastifyRequest, 'headers'>): Beare
   const token = match?.[1];
   if (token === undefined || token.length > MAX_TOKEN_LENGTH) return { kind: 'malformed' };
   return { kind: 'present', token };
+}
+
+/** hashes of presented tokens, per request: the rate limit and authentication both need it, once is enough */
+const presentedHashes = new WeakMap<object, string>();
+
+/** `hashToken(token)` for the token `request` presents, computed once per request. */
+export function presentedTokenHash(request: object, token: string): string {
+  let hash = presentedHashes.get(request);
+  if (hash === undefined) {
+    hash = hashToken(token);
+    presentedHashes.set(request, hash);
+  }
+  return hash;
 }

@@ -9,8 +9,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AarError } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
-import { hashToken } from './api-tokens.ts';
-import { readBearerToken } from './bearer-token.ts';
+import { presentedTokenHash, readBearerToken } from './bearer-token.ts';
 
 export const FAILED_AUTH_PER_MINUTE = 60;
 const WINDOW_MS = 60_000;
@@ -71,7 +70,9 @@ export async function registerRateLimit(
 /** The caller's bucket: the presented token's hash (never the token itself), else the client address. */
 function callerKey(request: FastifyRequest): string {
   const bearer = readBearerToken(request);
-  return bearer.kind === 'present' ? `token:${hashToken(bearer.token)}` : `address:${addressOf(request)}`;
+  return bearer.kind === 'present'
+    ? `token:${presentedTokenHash(request, bearer.token)}`
+    : `address:${addressOf(request)}`;
 }
 
 /** IPv6 clients are bucketed per /64, the smallest block one subscriber usually holds. */

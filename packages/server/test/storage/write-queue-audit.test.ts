@@ -56,7 +56,7 @@ describe.each(dialects)('write queue and audit chain on %s', (dialect) => {
       }),
     );
     expect(await Promise.all(units)).toEqual(Array.from({ length: 40 }, (_, i) => i));
-    // the queue yields one event-loop turn before taking a batch: all 40, queued in one tick, commit together
+    // the queue yields to the event loop before taking a batch: all 40, queued in one tick, commit together
     expect(rt.ctx.writer.batches - before).toBe(1);
     expect(rt.ctx.writer.units).toBeGreaterThanOrEqual(40);
   });

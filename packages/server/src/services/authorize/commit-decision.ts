@@ -14,7 +14,7 @@
  */
 import {
   buildDecisionMap,
-  buildDecisionRecord,
+  canonicalDecisionRecord,
   computeBasketHash,
   decide,
   mintedId,
@@ -26,15 +26,24 @@ import {
 } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
+import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
 import { appendEvent } from '../events/append-event.ts';
+import {
+  ENSURE_SPEND_ROW,
+  INSERT_DECISION,
+  INSERT_NONCE,
+  RESERVE_SPEND,
+  SPEND_ROWS,
+  SPEND_ROWS_FOR_UPDATE,
+} from './decision-statements.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
 import type { PayloadVerification } from './verify-payload.ts';
 
 export interface CommitDecisionInput {
   request: DecisionRequest;
-  /** from loadSnapshot: complete but for nonce freshness, spend and the approval */
+  /** from loadSnapshot: complete but for nonce freshness, spend and the approval, which are filled in here */
   snapshot: DecisionSnapshot;
   payload: PayloadVerification;
   now: Date;
@@ -53,7 +62,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const postgres = ctx.store.dialect === 'postgres';
 
   return ctx.writer.run(async (trx) => {
-    const snapshot: DecisionSnapshot = structuredClone(input.snapshot);
+    // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
+    const snapshot: DecisionSnapshot = input.snapshot;
 
     snapshot.payload.nonce_fresh = input.payload.nonce ? await rememberNonce(ctx, trx, input.payload.nonce) : false;
 
@@ -61,21 +71,11 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     if (chainIds.length > 0) {
       if (request.action === 'execute' && request.amount) {
         for (const g of snapshot.grants) {
-          await trx
-            .insertInto('spend_counters')
-            .values({ grant_id: g.grant_id, day, currency: g.spent_today.currency, reserved_minor: 0 })
-            .onConflict((oc) => oc.columns(['grant_id', 'day']).doNothing())
-            .execute();
+          await ENSURE_SPEND_ROW.execute(trx, { grant_id: g.grant_id, day, currency: g.spent_today.currency });
         }
       }
-      let spendQuery = trx
-        .selectFrom('spend_counters')
-        .selectAll()
-        .where('grant_id', 'in', chainIds)
-        .where('day', '=', day)
-        .orderBy('grant_id');
-      if (postgres) spendQuery = spendQuery.forUpdate();
-      for (const row of await spendQuery.execute()) {
+      const spendRows = postgres ? SPEND_ROWS_FOR_UPDATE : SPEND_ROWS;
+      for (const row of (await spendRows.execute(trx, { day }, chainIds)).rows) {
         const grant = snapshot.grants.find((g) => g.grant_id === row.grant_id);
         if (grant) grant.spent_today = { minor: Number(row.reserved_minor), currency: row.currency };
       }
@@ -91,12 +91,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const evidenceRefs = [mintedId('evidence-pack', ctx.newUuid())];
 
     if (result.reservation) {
-      await trx
-        .updateTable('spend_counters')
-        .set((eb) => ({ reserved_minor: eb('reserved_minor', '+', result.reservation!.amount.minor) }))
-        .where('grant_id', 'in', result.reservation.grant_ids)
-        .where('day', '=', day)
-        .execute();
+      const { amount, grant_ids: grantIds } = result.reservation;
+      await RESERVE_SPEND.execute(trx, { minor: amount.minor, day }, grantIds);
     }
 
     let approval: AuthorizeResponse['approval'];
@@ -130,34 +126,31 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       ctx.keys.current(),
     );
     const leaf = snapshot.grants[snapshot.grants.length - 1];
-    await trx
-      .insertInto('decisions')
-      .values({
-        policy_decision_id: policyDecisionId,
-        decision: result.decision,
-        reason: result.reason,
-        actor_entity_id: request.actor_entity_id,
-        principal_entity_id: request.principal_entity_id,
-        subject: request.subject,
-        action: request.action,
-        leaf_grant_id: leaf?.grant_id ?? null,
-        request: JSON.stringify(request),
-        snapshot: JSON.stringify(snapshot),
-        result: JSON.stringify(result),
-        decision_map_id: decisionMapId,
-        decision_map: JSON.stringify(map),
-        audit_ref: auditRef,
-        evidence_refs: JSON.stringify(evidenceRefs),
-        approval_id: approval?.approval_id ?? snapshot.approval?.approval_id ?? null,
-        reservation: result.reservation ? JSON.stringify(result.reservation) : null,
-        spend_day: result.reservation ? day : null,
-        outcome: result.reservation ? 'reserved' : 'none',
-        engine_version: ENGINE_VERSION,
-        now: nowIso,
-        created_at: nowIso,
-        updated_at: nowIso,
-      })
-      .execute();
+    await INSERT_DECISION.execute(trx, {
+      policy_decision_id: policyDecisionId,
+      decision: result.decision,
+      reason: result.reason,
+      actor_entity_id: request.actor_entity_id,
+      principal_entity_id: request.principal_entity_id,
+      subject: request.subject,
+      action: request.action,
+      leaf_grant_id: leaf?.grant_id ?? null,
+      request: JSON.stringify(request),
+      snapshot: JSON.stringify(snapshot),
+      result: JSON.stringify(result),
+      decision_map_id: decisionMapId,
+      decision_map: JSON.stringify(map),
+      audit_ref: auditRef,
+      evidence_refs: JSON.stringify(evidenceRefs),
+      approval_id: approval?.approval_id ?? snapshot.approval?.approval_id ?? null,
+      reservation: result.reservation ? JSON.stringify(result.reservation) : null,
+      spend_day: result.reservation ? day : null,
+      outcome: result.reservation ? 'reserved' : 'none',
+      engine_version: ENGINE_VERSION,
+      now: nowIso,
+      created_at: nowIso,
+      updated_at: nowIso,
+    });
     await appendEvent(trx, ctx, {
       event_type: DECISION_EVENT[result.decision],
       actor_entity_id: request.actor_entity_id,
@@ -177,15 +170,17 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       audit_ref: auditRef,
       evidence_refs: evidenceRefs,
       // the entry commits to the whole decision record, so the evidence pack re-derives its digest (core/evidence)
-      audit_record: buildDecisionRecord({
-        policy_decision_id: policyDecisionId,
-        request,
-        snapshot,
-        now: nowIso,
-        result,
-        engine_version: ENGINE_VERSION,
-        decision_map: map,
-      }),
+      audit_record_digest: digestOfCanonical(
+        canonicalDecisionRecord({
+          policy_decision_id: policyDecisionId,
+          request,
+          snapshot,
+          now: nowIso,
+          result,
+          engine_version: ENGINE_VERSION,
+          decision_map: map,
+        }),
+      ),
     });
     return {
       policy_decision_id: policyDecisionId,
@@ -209,12 +204,13 @@ async function rememberNonce(
 ): Promise<boolean> {
   // kept for twice the window after `created`: long enough that a replay is always either remembered or stale
   const expiresAt = new Date((n.created + 2 * ctx.config.signatureWindowSeconds) * 1000).toISOString();
-  const inserted = await trx
-    .insertInto('request_nonces')
-    .values({ keyid: n.keyid, nonce: n.nonce, created: n.created, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['keyid', 'nonce']).doNothing())
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+  const inserted = await INSERT_NONCE.execute(trx, {
+    keyid: n.keyid,
+    nonce: n.nonce,
+    created: n.created,
+    expires_at: expiresAt,
+  });
+  return Number(inserted.numAffectedRows ?? 0n) === 1;
 }
 
 async function lockApproval(

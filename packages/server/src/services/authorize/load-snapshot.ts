@@ -5,12 +5,33 @@
  */
 import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, RiskState } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
+import { prepareQuery } from '../../store/prepared-query.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
 import { loadGrantChain } from './grant-chain.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { toDecideScope } from './to-decide-scope.ts';
 
 export const POLICY = { policy_id: 'ns:policy:card-purchase-default', version: '1' } as const;
+
+/** one lookup per id: primary-key reads cost SQLite less than one `in (...)` over the same ids */
+const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
+  db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', '=', args.id),
+);
+const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
+  db
+    .selectFrom('card_tokens')
+    .select(['card_token_id', 'principal_entity_id', 'state'])
+    .where('card_token_id', '=', args.id),
+);
+const MERCHANT = prepareQuery(['id'], (db, args: { id: string }) =>
+  db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'category', 'jurisdiction', 'state'])
+    .where('merchant_id', '=', args.id),
+);
+const RISK = prepareQuery(['id'], (db, args: { id: string }) =>
+  db.selectFrom('risk_states').selectAll().where('entity_id', '=', args.id),
+);
 
 export async function loadSnapshot(
   ctx: AppContext,
@@ -21,29 +42,21 @@ export async function loadSnapshot(
 ): Promise<DecisionSnapshot> {
   const db = ctx.store.db;
   const nowIso = now.toISOString();
-  const ids = [request.principal_entity_id, request.actor_entity_id];
+  const parties = { principal: request.principal_entity_id, actor: request.actor_entity_id };
+  const instrumentId = request.instrument_id;
   const [entities, instrument, chain, merchant, risks] = await Promise.all([
-    db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', 'in', ids).execute(),
-    request.instrument_id
-      ? db
-          .selectFrom('card_tokens')
-          .select(['card_token_id', 'principal_entity_id', 'state'])
-          .where('card_token_id', '=', request.instrument_id)
-          .executeTakeFirst()
-      : Promise.resolve(undefined),
+    Promise.all([ENTITY.execute(db, { id: parties.principal }), ENTITY.execute(db, { id: parties.actor })]).then(
+      ([principal, actor]) => [...principal.rows, ...actor.rows],
+    ),
+    instrumentId ? INSTRUMENT.execute(db, { id: instrumentId }).then((r) => r.rows[0]) : Promise.resolve(undefined),
     loadGrantChain(db, verifier.grants, request, nowIso),
     request.merchant_id
-      ? db
-          .selectFrom('merchants')
-          .select(['merchant_id', 'category', 'jurisdiction', 'state'])
-          .where('merchant_id', '=', request.merchant_id)
-          .executeTakeFirst()
+      ? MERCHANT.execute(db, { id: request.merchant_id }).then((r) => r.rows[0])
       : Promise.resolve(undefined),
-    db
-      .selectFrom('risk_states')
-      .selectAll()
-      .where('entity_id', 'in', [...ids, ...(request.instrument_id ? [request.instrument_id] : [])])
-      .execute(),
+    // risk of principal and actor, and of the instrument when the request names one
+    Promise.all(
+      [parties.principal, parties.actor, ...(instrumentId ? [instrumentId] : [])].map((id) => RISK.execute(db, { id })),
+    ).then((results) => results.flatMap((r) => r.rows)),
   ]);
   const entity = (id: string): EntitySnapshot | null => {
     const row = entities.find((e) => e.entity_id === id);
@@ -66,25 +79,28 @@ export async function loadSnapshot(
           .where('entity_id', 'in', intermediaryIds)
           .execute();
   const grants = await Promise.all(
-    chain.rows.map(async (row, i) => ({
-      grant_id: row.grant_id,
-      parent_grant_id: row.parent_grant_id,
-      principal_entity_id: row.principal_entity_id,
-      actor_entity_id: row.actor_entity_id,
-      capability_id: row.capability_id,
-      resource_id: row.resource_id,
-      state: row.state,
-      scope: toDecideScope(JSON.parse(row.scope) as StoredScope),
-      spent_today: { minor: 0, currency: currencyOf(JSON.parse(row.scope) as StoredScope, request) },
-      depth: row.depth,
-      signature_valid: await verifier.isTrusted(row, chain.rows[i - 1]),
-      ...(i < chain.rows.length - 1
-        ? {
-            // an intermediary missing from the store reads as tombstoned: fail closed
-            actor_state: intermediaries.find((e) => e.entity_id === row.actor_entity_id)?.state ?? 'tombstoned',
-          }
-        : {}),
-    })),
+    chain.rows.map(async (row, i) => {
+      const scope = JSON.parse(row.scope) as StoredScope;
+      return {
+        grant_id: row.grant_id,
+        parent_grant_id: row.parent_grant_id,
+        principal_entity_id: row.principal_entity_id,
+        actor_entity_id: row.actor_entity_id,
+        capability_id: row.capability_id,
+        resource_id: row.resource_id,
+        state: row.state,
+        scope: toDecideScope(scope),
+        spent_today: { minor: 0, currency: currencyOf(scope, request) },
+        depth: row.depth,
+        signature_valid: await verifier.isTrusted(row, chain.rows[i - 1]),
+        ...(i < chain.rows.length - 1
+          ? {
+              // an intermediary missing from the store reads as tombstoned: fail closed
+              actor_state: intermediaries.find((e) => e.entity_id === row.actor_entity_id)?.state ?? 'tombstoned',
+            }
+          : {}),
+      };
+    }),
   );
   return {
     payload,

@@ -12,12 +12,17 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { nativeEd25519Verify } from '../../crypto/native-ed25519.ts';
+import { prepareQuery } from '../../store/prepared-query.ts';
 
 export interface PayloadVerification {
   result: RequestSignatureResult;
   /** the agent key id and nonce to remember, set only when the signature is valid and fresh */
   nonce?: { keyid: string; nonce: string; created: number };
 }
+
+const AGENT_KEY = prepareQuery(['entity_id'], (db, args: { entity_id: string }) =>
+  db.selectFrom('entities').select(['public_key_jwk', 'state']).where('entity_id', '=', args.entity_id),
+);
 
 export async function verifyPayload(
   ctx: AppContext,
@@ -27,11 +32,7 @@ export async function verifyPayload(
   const url = `${request.protocol}://${request.host}${request.url}`;
   const resolveKey = async (keyid: string): Promise<Ed25519PublicJwk | undefined> => {
     if (tryParseEntityId(keyid)?.id !== actorEntityId) return undefined; // a key of another entity never signs for this actor
-    const row = await ctx.store.db
-      .selectFrom('entities')
-      .select(['public_key_jwk', 'state'])
-      .where('entity_id', '=', actorEntityId)
-      .executeTakeFirst();
+    const [row] = (await AGENT_KEY.execute(ctx.store.db, { entity_id: actorEntityId })).rows;
     if (!row?.public_key_jwk || row.state === 'tombstoned') return undefined;
     return JSON.parse(row.public_key_jwk) as Ed25519PublicJwk;
   };

@@ -11,6 +11,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
+import { prepareQuery } from '../../store/prepared-query.ts';
 import { auditOf } from '../../store/write-queue.ts';
 
 export interface EventInput {
@@ -26,6 +27,8 @@ export interface EventInput {
   evidence_refs?: string[];
   /** what the audit entry commits to; the unsigned envelope when absent */
   audit_record?: unknown;
+  /** the digest of what the audit entry commits to, when the caller computed it (instead of `audit_record`) */
+  audit_record_digest?: string;
 }
 
 export interface UnsignedEventEnvelope {
@@ -46,6 +49,12 @@ export interface UnsignedEventEnvelope {
 export type EventEnvelope = UnsignedEventEnvelope & {
   signature: { algorithm: 'ed25519'; key_id: string; signature: string };
 };
+
+const INSERT_EVENT = prepareQuery(
+  ['event_id', 'event_type', 'occurred_at', 'subject_ref', 'envelope'],
+  (db, args: { event_id: string; event_type: string; occurred_at: string; subject_ref: string; envelope: string }) =>
+    db.insertInto('events').values(args),
+);
 
 export async function appendEvent(
   trx: Transaction<Database>,
@@ -72,18 +81,17 @@ export async function appendEvent(
     audit_id: envelope.audit_ref,
     kind: input.event_type,
     subject_ref: await subjectRefForAudit(trx, input.subject_ref, occurredAt),
-    record: input.audit_record ?? envelope,
+    ...(input.audit_record_digest !== undefined
+      ? { record_digest: input.audit_record_digest }
+      : { record: input.audit_record ?? envelope }),
     occurred_at: occurredAt,
   });
-  await trx
-    .insertInto('events')
-    .values({
-      event_id: eventId,
-      event_type: input.event_type,
-      occurred_at: occurredAt,
-      subject_ref: input.subject_ref,
-      envelope: JSON.stringify(envelope),
-    })
-    .execute();
+  await INSERT_EVENT.execute(trx, {
+    event_id: eventId,
+    event_type: input.event_type,
+    occurred_at: occurredAt,
+    subject_ref: input.subject_ref,
+    envelope: JSON.stringify(envelope),
+  });
   return envelope;
 }

@@ -7,6 +7,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from '../../store/dialect.ts';
 import type { Database } from '../../store/index.ts';
+import { prepareQuery } from '../../store/prepared-query.ts';
 
 export function grantsChannel(schema: string): string {
   return `aar_grants_${schema}`;
@@ -26,7 +27,10 @@ export async function bumpGrantVersion(trx: Transaction<Database>, dialect: Dial
     .execute();
 }
 
+/** read by every authorize (grant-cache.ts) */
+const GRANT_VERSION = prepareQuery([], (db) => db.selectFrom('grant_version').select('version').where('id', '=', 1));
+
 export async function readGrantVersion(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('grant_version').select('version').where('id', '=', 1).executeTakeFirst();
+  const [row] = (await GRANT_VERSION.execute(db, {})).rows;
   return Number(row?.version ?? 0);
 }
