@@ -4,26 +4,14 @@
  * leaf hash of the entry before it, so the entries also form a hash chain.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@aar/core';
+import { canonicalJson, type AuditEntryJson } from '@aar/core';
 
-export const AUDIT_ENTRY_SCHEMA = 'ns.audit_entry.v1';
 /** `prev_leaf_hash` of entry 0 */
 export const GENESIS_PREV = '';
 
-export interface AuditEntry {
-  schema_version: typeof AUDIT_ENTRY_SCHEMA;
-  audit_id: string;
-  index: number;
-  occurred_at: string;
-  /** the event type or operation, e.g. `ns.purchase_authority.allowed` */
-  kind: string;
-  /** the id of what changed (a decision, grant, token, key); for entities, a salted commitment, never the id */
-  subject_ref: string;
-  /** `sha-256:` + base64url of SHA-256 over the RFC 8785 bytes of the record */
-  record_digest: string;
-  /** standard base64 leaf hash of entry `index - 1` (empty for entry 0) */
-  prev_leaf_hash: string;
-}
+/** The entry's shape is core's (packs carry it and core verifies it): one definition for writer and verifier. */
+export { AUDIT_ENTRY_SCHEMA } from '@aar/core';
+export type AuditEntry = AuditEntryJson;
 
 export function recordDigest(record: unknown): string {
   return digestOfCanonical(canonicalJson(record));
