@@ -3,26 +3,16 @@
  * its own small Fastify app behind the project's gateway (authentication and roles, rate limit, strict JSON,
  * problem+json, idempotency, health and metrics), with the audit routes at its root (`POST /append`,
  * `GET /verify`, `/checkpoint`, `/entries/{index}`, `/proofs/…`) and the JWKS that verifies its checkpoints.
- * The Fastify options repeat buildApp()'s (app.ts): the same limits and the same strict schema validation.
+ * It is created by createFastify, like buildApp(): the same limits, strict validation and gateway.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.ts';
-import type { BuildAppOptions } from '../app.ts';
-import { registerGateway } from '../http/gateway.ts';
+import { createFastify, type BuildAppOptions } from '../http/create-fastify.ts';
 import { auditRoutes } from '../routes/audit.ts';
 import { jwksRoutes } from '../routes/jwks.ts';
-import '../http/fastify-types.ts';
 
 export async function buildAuditApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: options.logger ?? false,
-    bodyLimit: ctx.config.bodyLimit,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
-    return503OnClosing: true,
-    forceCloseConnections: true,
-  }).withTypeProvider<TypeBoxTypeProvider>();
-  await registerGateway(app, ctx);
+  const app = await createFastify(ctx, options);
   await jwksRoutes(app, ctx);
   await auditRoutes(app, ctx, '');
   await app.ready();

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { buildAuditApp } from '../audit/audit-app.ts';
-import { ensureBootstrapToken } from '../http/authenticate.ts';
 import { loggerOptions } from '../http/observability.ts';
 import { openRuntime } from '../runtime.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
+import { serveUntilStopped } from './serve-until-stopped.ts';
 
 /** `aar audit-serve`: the audit chain's own service, `POST /append` and `GET /verify` at its root. */
 export function registerAuditServeCommand(program: Command): void {
@@ -20,18 +20,6 @@ export function registerAuditServeCommand(program: Command): void {
       const config = configFrom(flags);
       const ctx = await openRuntime(config);
       const app = await buildAuditApp(ctx, { logger: loggerOptions(config) });
-      await ensureBootstrapToken(ctx);
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info({ address, storage: ctx.store.dialect, location: ctx.store.location }, 'aar audit chain serving');
-      let closing = false;
-      const shutdown = async (): Promise<void> => {
-        if (closing) return;
-        closing = true;
-        await app.close();
-        await ctx.store.close();
-      };
-      process.once('SIGINT', () => void shutdown());
-      process.once('SIGTERM', () => void shutdown());
-      await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
+      await serveUntilStopped(ctx, app, { message: 'aar audit chain serving' });
     });
 }

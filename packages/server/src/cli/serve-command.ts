@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { buildApp } from '../app.ts';
-import { ensureBootstrapToken } from '../http/authenticate.ts';
 import { loggerOptions } from '../http/observability.ts';
 import { openRuntime } from '../runtime.ts';
 import { startSweeping } from '../services/maintenance/sweep-expired.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
+import { serveUntilStopped } from './serve-until-stopped.ts';
 
 export function registerServeCommand(program: Command): void {
   withConfigOptions(
@@ -18,32 +18,9 @@ export function registerServeCommand(program: Command): void {
       const config = configFrom(flags);
       const ctx = await openRuntime(config);
       const app = await buildApp(ctx, { logger: loggerOptions(config) });
-      await ensureBootstrapToken(ctx);
-      const address = await app.listen({ host: config.host, port: config.port });
-      app.log.info(
-        { address, storage: ctx.store.dialect, location: ctx.store.location, key_id: ctx.keys.current().keyId },
-        'aar serving',
-      );
-
-      const stopSweeping = startSweeping(ctx, (error) => app.log.error({ err: error }, 'housekeeping sweep failed'));
-      let closing = false;
-      const shutdown = async (signal: string): Promise<void> => {
-        if (closing) return;
-        closing = true;
-        app.log.info({ signal }, 'shutting down');
-        stopSweeping();
-        await app.close();
-        await ctx.store.close();
-      };
-      process.once('SIGINT', () => void shutdown('SIGINT'));
-      process.once('SIGTERM', () => void shutdown('SIGTERM'));
-      // `aar keys rotate` run beside a live server: SIGHUP makes it sign with the new key.
-      process.on('SIGHUP', () => {
-        ctx.keys.reload().then(
-          () => app.log.info({ key_id: ctx.keys.current().keyId }, 'signing keys reloaded'),
-          (error: unknown) => app.log.error({ err: error }, 'signing key reload failed'),
-        );
+      await serveUntilStopped(ctx, app, {
+        message: 'aar serving',
+        onStart: () => startSweeping(ctx, (error) => app.log.error({ err: error }, 'housekeeping sweep failed')),
       });
-      await new Promise<void>((resolve) => app.server.once('close', () => resolve()));
     });
 }
