@@ -24,6 +24,17 @@ export interface AppConfig {
   signatureWindowSeconds: number;
   /** how long an approval waits for the principal, seconds (CONTRACT section 6: 15 minutes) */
   approvalTtlSeconds: number;
+  /**
+   * The base URLs this service answers under (CONTRACT section 7: AAR_PUBLIC_URL, comma-separated; default the issuer
+   * URL). A request signature's `@target-uri` is rebuilt from these and the request path, never from request headers.
+   */
+  publicUrls: string[];
+  /** a checkpoint is signed at least this often while entries arrive, seconds (CONTRACT section 8: 10) */
+  checkpointIntervalSeconds: number;
+  /** start even when the chain's tip does not match the last checkpoint (loudly logged; AAR_START_UNVERIFIED) */
+  startUnverified: boolean;
+  /** webhook targets may be http and private/loopback addresses (CONTRACT section 9; development and tests only) */
+  webhookAllowInsecure: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -45,7 +56,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     requireSignedRequests: overrides.requireSignedRequests ?? boolFrom(env, 'AAR_REQUIRE_SIGNED_REQUESTS', true),
     signatureWindowSeconds: overrides.signatureWindowSeconds ?? intFrom(env, 'AAR_SIGNATURE_WINDOW', 300, 1, 3600),
     approvalTtlSeconds: overrides.approvalTtlSeconds ?? intFrom(env, 'AAR_APPROVAL_TTL', 900, 10, 7 * 24 * 3600),
+    publicUrls: [],
+    checkpointIntervalSeconds:
+      overrides.checkpointIntervalSeconds ?? intFrom(env, 'AAR_CHECKPOINT_INTERVAL', 10, 1, 3600),
+    startUnverified: overrides.startUnverified ?? boolFrom(env, 'AAR_START_UNVERIFIED', false),
+    webhookAllowInsecure: overrides.webhookAllowInsecure ?? boolFrom(env, 'AAR_WEBHOOK_ALLOW_INSECURE', false),
   };
+  base.publicUrls = overrides.publicUrls ?? publicUrlsFrom(env.AAR_PUBLIC_URL, base.issuerUrl);
   if (base.bootstrapToken !== undefined && base.bootstrapToken.length < 1) {
     throw new ConfigError('AAR_BOOTSTRAP_TOKEN must not be empty');
   }
@@ -54,6 +71,25 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+}
+
+/** Each entry must be an absolute http(s) URL with no query or fragment; a trailing slash is dropped. */
+function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
+  const entries = raw === undefined || raw.trim() === '' ? [issuerUrl] : raw.split(',').map((s) => s.trim());
+  return entries.map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(`AAR_PUBLIC_URL entries must be absolute URLs, got \`${entry}\``);
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username) {
+      throw new ConfigError(
+        `AAR_PUBLIC_URL entries must be http(s) URLs without query, fragment or userinfo, got \`${entry}\``,
+      );
+    }
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  });
 }
 
 function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
