@@ -64,18 +64,52 @@ export const ALLOW_STOP_CONDITIONS: readonly StopCondition[] = [
 /**
  * Decides one request. `now` is the server's clock as an ISO 8601 timestamp (`2026-04-15T10:00:00Z`); an invalid
  * `now` fails every time-dependent check.
+ *
+ * Several grants may cover one request (a newer grant in another currency beside an older one, say). The snapshot
+ * then carries each covering chain (`grants`, then `alternatives`); decide runs every check under each chain and keeps
+ * the most permissive outcome, allow before require_approval before deny, the earliest chain among equals. A request
+ * is never judged by a grant that happens to be newest when another grant covers it.
  */
 export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now: string): DecisionResult {
   const req: DecisionRequest = isRecord(request) ? request : ({} as DecisionRequest);
   const snap: DecisionSnapshot = isRecord(snapshot) ? snapshot : ({} as DecisionSnapshot);
-  const ctx: CheckContext = {
+  const shared: SharedInput = {
     request: req,
     snapshot: snap,
     now: parseInstant(now),
     action: safely(() => (isPurchaseAction(req.action) ? req.action : undefined), undefined),
-    grants: safely(() => readGrants(snap.grants), []),
     basket: safely(() => bindBasket(req), { problem: 'request is malformed' }),
   };
+  const first = safely(() => readGrants(snap.grants), []);
+  // A malformed `alternatives` only removes options: reading it as none can never allow more (fail closed).
+  const alternatives = safely(() => readAlternatives(snap.alternatives), undefined);
+  if (alternatives === undefined) return evaluate(shared, first);
+
+  const chains = [first, ...alternatives];
+  const results = chains.map((grants) => evaluate(shared, grants));
+  let chosen = 0;
+  results.forEach((result, i) => {
+    if (RANK[result.decision] < RANK[results[chosen]!.decision]) chosen = i;
+  });
+  const kept = results[chosen]!;
+  kept.diagnostics.candidates = results.map((result, i) => ({
+    grant_id: leafIdOf(chains[i]!) ?? null,
+    decision: result.decision,
+    reason: result.reason,
+  }));
+  kept.diagnostics.chosen_candidate = chosen;
+  return kept;
+}
+
+/** Lower is more permissive. */
+const RANK: Record<DecisionResult['decision'], number> = { allow_with_constraints: 0, require_approval: 1, deny: 2 };
+
+type SharedInput = Omit<CheckContext, 'grants' | 'scopes' | 'riskElevated'>;
+
+/** Every check under one chain. */
+function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult {
+  const ctx: CheckContext = { ...shared, grants };
+  const req = ctx.request;
   const checks: CheckDiagnostic[] = [];
   let decisive: { reason: ReasonCode } | undefined;
   let approved = false;
@@ -93,22 +127,33 @@ export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now
     decisive?.reason ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
   const decision = REASON_CODES[reason].decision;
   const obligations: Obligation[] = [{ type: 'audit.emit' }];
-  if (ctx.basket.hash) obligations.push({ type: 'basket_hash_binding', basket_hash: ctx.basket.hash });
+  // A deny authorises nothing, so there is no basket to hold the caller to (aar-decide/1.2.0).
+  if (ctx.basket.hash && decision !== 'deny') {
+    obligations.push({ type: 'basket_hash_binding', basket_hash: ctx.basket.hash });
+  }
+  const diagnostics: DecisionResult['diagnostics'] = { checks };
+  const leafId = leafIdOf(grants);
+  if (leafId !== undefined) diagnostics.grant_id = leafId;
   const result: DecisionResult = {
     decision,
     reason,
     obligations,
     stop_conditions: decision === 'allow_with_constraints' ? [...ALLOW_STOP_CONDITIONS] : [],
-    diagnostics: { checks },
+    diagnostics,
   };
   if (decision === 'allow_with_constraints' && ctx.action === 'execute' && req.amount) {
     result.reservation = {
       amount: { minor: req.amount.minor, currency: req.amount.currency },
-      grant_ids: ctx.grants.map((grant) => grant.grant_id),
+      grant_ids: grants.map((grant) => grant.grant_id),
     };
   }
   if (ctx.scopes) result.effective_scope = computeEffectiveScope(ctx.scopes);
   return result;
+}
+
+function leafIdOf(grants: readonly GrantSnapshot[]): string | undefined {
+  const id: unknown = grants[grants.length - 1]?.grant_id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function runCheck(name: CheckName, ctx: CheckContext): CheckVerdict {
@@ -132,6 +177,15 @@ function safely<T>(read: () => T, fallback: T): T {
 function readGrants(value: unknown): GrantSnapshot[] {
   if (!Array.isArray(value) || !value.every(isRecord)) return [];
   return value as unknown as GrantSnapshot[];
+}
+
+/** At most this many alternatives are read; the server never sends more (services/authorize/grant-chain.ts). */
+export const MAX_ALTERNATIVES = 32;
+
+/** undefined when there are none: the snapshot then decides exactly as before aar-decide/1.2.0. */
+function readAlternatives(value: unknown): GrantSnapshot[][] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  return value.slice(0, MAX_ALTERNATIVES).map(readGrants);
 }
 
 function bindBasket(request: DecisionRequest): CheckContext['basket'] {

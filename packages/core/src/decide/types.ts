@@ -160,6 +160,13 @@ export interface DecisionSnapshot {
   instrument: InstrumentSnapshot | null;
   /** the chain covering the request, ROOT FIRST, leaf last; empty when none */
   grants: GrantSnapshot[];
+  /**
+   * aar-decide/1.2.0: every further chain that also covers the request (same actor, principal, capability and
+   * instrument), each root first, in the server's order of preference after `grants`. decide evaluates `grants` and
+   * each of these and keeps the most permissive outcome (allow, then require_approval, then deny); among equal
+   * outcomes the earliest wins, `grants` first. Absent (older snapshots) or empty: `grants` decides alone.
+   */
+  alternatives?: GrantSnapshot[][];
   grant_lookup: GrantLookup;
   merchant: MerchantSnapshot | null;
   risk: RiskSnapshot;
@@ -184,20 +191,37 @@ export interface CheckDiagnostic {
 }
 
 export interface DecisionDiagnostics {
-  /** every check of CHECK_ORDER, in order; after the deciding one, all are `skip` */
+  /** every check of CHECK_ORDER, in order; after the deciding one, all are `skip` (of the chain that decided) */
   checks: CheckDiagnostic[];
+  /** aar-decide/1.2.0: the leaf grant of the chain that decided; absent when no chain was read */
+  grant_id?: string;
+  /**
+   * aar-decide/1.2.0, only when the snapshot holds `alternatives`: the outcome under each chain, in snapshot order
+   * (`grants` first), and the index of the one kept.
+   */
+  candidates?: CandidateOutcome[];
+  chosen_candidate?: number;
+}
+
+/** What one covering chain alone would have decided. */
+export interface CandidateOutcome {
+  /** the chain's leaf grant, or null when the chain has none */
+  grant_id: string | null;
+  decision: Decision;
+  reason: ReasonCode;
 }
 
 /** What the server must reserve atomically on every listed grant before answering an allowed `execute`. */
 export interface Reservation {
   amount: MinorMoney;
-  /** the whole chain, root first */
+  /** the whole chain that decided, root first */
   grant_ids: string[];
 }
 
 export interface DecisionResult {
   decision: Decision;
   reason: ReasonCode;
+  /** `audit.emit` always; `basket_hash_binding` when a basket is bound and the decision is not a deny (1.2.0) */
   obligations: Obligation[];
   /** the caller must stop acting on an allow when any occurs; empty unless allowed */
   stop_conditions: StopCondition[];

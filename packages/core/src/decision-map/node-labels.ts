@@ -1,8 +1,10 @@
 /**
  * The seven nodes of a decision map, each derived from the request, the snapshot and decide's diagnostics.
  * Labels carry ids, states, categories, jurisdictions and amounts, never a display name. Every value read from the
- * snapshot is guarded: the map is built for denies on malformed snapshots too.
+ * snapshot is guarded: the map is built for denies on malformed snapshots too. The delegation and scope nodes name
+ * the chain that decided when several grants covered the request (decidingChain).
  */
+import { decidingChain } from '../decide/deciding-chain.ts';
 import { isRecord } from '../decide/guards.ts';
 import { REASON_CODES, type CheckName, type ReasonCode } from '../decide/reason-codes.ts';
 import type {
@@ -37,7 +39,7 @@ export function actorNode({ request, snapshot, result }: NodeInput): DecisionMap
 }
 
 export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode {
-  const grants = Array.isArray(snapshot.grants) ? snapshot.grants : [];
+  const grants = decidingChain(snapshot, result);
   const leaf: unknown = grants[grants.length - 1];
   if (!isRecord(leaf) || typeof leaf.grant_id !== 'string') {
     const authority = check(result, 'authority');
@@ -80,7 +82,7 @@ export function capabilityNode({ request, result }: NodeInput): DecisionMapNode 
 }
 
 export function scopeNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
-  const grants = Array.isArray(snapshot.grants) ? snapshot.grants : [];
+  const grants = decidingChain(snapshot, result);
   const leaf: unknown = grants[grants.length - 1];
   const leafId = isRecord(leaf) && typeof leaf.grant_id === 'string' ? leaf.grant_id : undefined;
   const ref = `ns:scope:${leafId?.startsWith(GRANT_PREFIX) ? leafId.slice(GRANT_PREFIX.length) : 'none'}`;

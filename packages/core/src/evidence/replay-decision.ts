@@ -18,10 +18,35 @@ function answerOf(result: unknown): string | undefined {
   }
 }
 
-export function replayDecision(request: unknown, snapshot: unknown, now: string, recorded: unknown): ReplayDecision {
+/**
+ * What an engine before aar-decide/1.2.0 answered where today's answers differ: it also bound the basket on a deny.
+ * Old packs stay verifiable: their recorded deny is compared without that obligation. An engine version that does not
+ * parse is judged as current.
+ */
+function legacyAnswerOf(recorded: unknown, engineVersion: unknown): unknown {
+  const m = typeof engineVersion === 'string' ? /^aar-decide\/(\d+)\.(\d+)\.\d+$/.exec(engineVersion) : null;
+  if (!m || Number(m[1]) > 1 || (Number(m[1]) === 1 && Number(m[2]) >= 2)) return recorded;
+  if (typeof recorded !== 'object' || recorded === null) return recorded;
+  const { decision, obligations } = recorded as Record<string, unknown>;
+  if (decision !== 'deny' || !Array.isArray(obligations)) return recorded;
+  return {
+    ...recorded,
+    obligations: obligations.filter(
+      (o) => !(typeof o === 'object' && o !== null && (o as Record<string, unknown>).type === 'basket_hash_binding'),
+    ),
+  };
+}
+
+export function replayDecision(
+  request: unknown,
+  snapshot: unknown,
+  now: string,
+  recorded: unknown,
+  engineVersion?: unknown,
+): ReplayDecision {
   const result = decide(request as DecisionRequest, snapshot as DecisionSnapshot, now);
   const replayed = answerOf(result);
-  const expected = answerOf(recorded);
+  const expected = answerOf(legacyAnswerOf(recorded, engineVersion));
   return {
     decision: result.decision,
     reason: result.reason,

@@ -99,7 +99,7 @@ async function verify(
   const snapshot = field('snapshot');
   const now = field('now');
   if (isRecord(request) && isRecord(snapshot) && typeof now === 'string') {
-    replay = replayDecision(request, snapshot, now, field('decision'));
+    replay = replayDecision(request, snapshot, now, field('decision'), field('engine_version'));
     record('replay', replay.matches || 'replay_mismatch');
   } else {
     record('replay', 'malformed_pack');
