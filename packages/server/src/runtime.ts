@@ -5,6 +5,7 @@
 import { defaultUuid, type AppContext } from './app-context.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { AppConfig } from './config.ts';
+import { auditOrigin } from './audit/audit-origin.ts';
 import { openKeyRing } from './keys/key-ring.ts';
 import { migrateStore, openStore } from './store/index.ts';
 import { WriteQueue } from './store/write-queue.ts';
@@ -24,7 +25,10 @@ export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions
     const clock = options.clock ?? systemClock;
     const keys = await openKeyRing({ dataDir: config.dataDir, store, clock });
     const newUuid = options.newUuid ?? defaultUuid;
-    return { config, store, clock, keys, newUuid, writer: new WriteQueue(store, clock, newUuid) };
+    const ctx: AppContext = { config, store, clock, keys, newUuid, writer: new WriteQueue(store, clock, newUuid) };
+    // the log's origin is fixed at the store's first open and read from it ever after (audit/audit-origin.ts)
+    if (options.migrate !== false) await auditOrigin(ctx);
+    return ctx;
   } catch (error) {
     await store.close();
     throw error;

@@ -38,6 +38,8 @@ export async function latestCheckpoint(db: Kysely<Database>): Promise<SignedChec
 
 /** A signed checkpoint of the log as it is now; the latest one when the log has not grown since it was signed. */
 export async function signCheckpoint(ctx: AppContext): Promise<SignedCheckpoint> {
+  // read before the unit: the origin is the store's, fixed at its first open (audit-origin.ts)
+  const origin = await auditOrigin(ctx);
   return ctx.writer.run(async (trx) => {
     const appender = auditOf(trx);
     const size = appender.size;
@@ -60,7 +62,7 @@ export async function signCheckpoint(ctx: AppContext): Promise<SignedCheckpoint>
       }
     }
     const unsigned: CheckpointJson = {
-      origin: auditOrigin(ctx.config),
+      origin,
       size,
       root_hash: encodeBase64(root),
       timestamp: ctx.clock.now().toISOString(),

@@ -134,7 +134,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   }
   if (checkpoint) {
     if (checkpoint.size > size) return answer({ failure: 'checkpoint_beyond_tip' });
-    if (checkpoint.origin !== auditOrigin(ctx.config)) return answer({ failure: 'checkpoint_origin_mismatch' });
+    if (checkpoint.origin !== (await auditOrigin(ctx))) return answer({ failure: 'checkpoint_origin_mismatch' });
     if (!(await verifyDocument(checkpoint, await ctx.keys.jwks())).valid) {
       return answer({ failure: 'checkpoint_signature_invalid' });
     }

@@ -289,7 +289,59 @@ export interface GrantVersionTable {
   version: ColumnType<number, number, number>;
 }
 
+/** Facts fixed when the store is created (migration 0007), one write-once row per key: `audit_origin`. */
+export interface StoreMetaTable {
+  key: string;
+  value: string;
+  created_at: Timestamp;
+}
+
+/** A webhook endpoint (migration 0008). `secret` is set only for the `shared_secret` profile; never returned. */
+export interface WebhookEndpointsTable {
+  seq: Seq;
+  endpoint_id: string;
+  url: string;
+  profile: 'shared_secret' | 'asymmetric' | 'cose';
+  /** JSON array of exact types and `ns.<family>.*` patterns; null: every event */
+  event_types: Json | null;
+  description: string | null;
+  connector_id: string | null;
+  state: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: Timestamp | null;
+  /** the last events.seq fanned out to this endpoint */
+  cursor_seq: ColumnType<number, number, number>;
+  failing_since: Timestamp | null;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookAttemptStatus = 'pending' | 'succeeded' | 'failed' | 'exhausted';
+
+/** One delivery attempt (migration 0008): the queue (`pending`) and the log. Operational, not audit: rows settle. */
+export interface WebhookAttemptsTable {
+  seq: Seq;
+  endpoint_id: string;
+  event_id: string;
+  event_seq: ColumnType<number, number, number>;
+  event_type: string;
+  attempt: number;
+  status: WebhookAttemptStatus;
+  replay: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp | null;
+  attempted_at: Timestamp | null;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;
   delegation_nonces: DelegationNoncesTable;
@@ -313,4 +365,6 @@ export interface Database {
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
   signing_keys: SigningKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -16,7 +16,7 @@ export async function verifyEvidencePackOnServer(
   credential: Credential | null,
   pack: Record<string, unknown>,
 ): Promise<EvidenceVerificationResult> {
-  const result = await verifyEvidencePack(pack, await ctx.keys.jwks(), { origin: auditOrigin(ctx.config) });
+  const result = await verifyEvidencePack(pack, await ctx.keys.jwks(), { origin: await auditOrigin(ctx) });
   const authentic = result.checks.some((c) => c.check === 'pack_signature' && c.valid);
   const replay = result.replay_decision;
   if (authentic && replay && !replay.matches) {

@@ -6,6 +6,8 @@ import * as audit from './0003-audit.ts';
 import * as evidence from './0004-evidence.ts';
 import * as delegation from './0005-delegation.ts';
 import * as eventOperations from './0006-event-operations.ts';
+import * as writeOnceAndOrigin from './0007-write-once-and-origin.ts';
+import * as webhooks from './0008-webhooks.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -19,6 +21,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0004-evidence', evidence],
   ['0005-delegation', delegation],
   ['0006-event-operations', eventOperations],
+  ['0007-write-once-and-origin', writeOnceAndOrigin],
+  ['0008-webhooks', webhooks],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
