@@ -15,7 +15,6 @@
  * then finds the edit by checking each record against the digest its audit entry commits to (audit/verify-records).
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
 
 export interface GuardedTable {
   table: string;
