@@ -1,0 +1,3 @@
+module github.com/aar-project/aar/sdks/go
+
+go 1.19
