@@ -1,1 +1,2 @@
 export * from './identifiers.ts';
+export * from './ref-path.ts';

@@ -40,6 +40,17 @@ export async function readAuditEntry(db: Kysely<Database>, index: number): Promi
   return { index: Number(row.idx), audit_id: row.audit_id, leaf_hash: row.leaf_hash, entry: row.entry };
 }
 
+/** The entry an `audit_ref` names (`ns:audit:<uuid>`); `audit_id` is unique, so this is one index lookup. */
+export async function readAuditEntryById(db: Kysely<Database>, auditId: string): Promise<AuditEntryView> {
+  const row = await db
+    .selectFrom('audit_entries')
+    .select(['idx', 'audit_id', 'leaf_hash', 'entry'])
+    .where('audit_id', '=', auditId)
+    .executeTakeFirst();
+  if (!row) throw new AarError('not_found', `the audit log has no entry \`${auditId}\``);
+  return { index: Number(row.idx), audit_id: row.audit_id, leaf_hash: row.leaf_hash, entry: row.entry };
+}
+
 export async function appendExternalEntry(ctx: AppContext, input: ExternalAppendInput): Promise<AuditEntryView> {
   if (!EXTERNAL_KIND_PATTERN.test(input.kind)) {
     throw fieldError('invalid_request', '/kind', 'must match `[a-z][a-z0-9_.:-]{0,127}`');

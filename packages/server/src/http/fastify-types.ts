@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@aar/core';
 import type { Role } from '../store/schema.ts';
 
 /** The authenticated caller. Attacker assumption: everything else about the request is caller-controlled. */
@@ -20,5 +21,11 @@ declare module 'fastify' {
     public?: boolean;
     /** roles allowed on this route; `admin` is always allowed */
     roles?: readonly Role[];
+    /**
+     * Route-specific error codes beyond those every route of its kind can give (the OpenAPI document derives the
+     * rest: 401/403 for authenticated routes, 400 for validated input, 404 for path ids, 409/422 for idempotent POSTs,
+     * 413/415 for bodies, 429 everywhere, 503 for writes). Documentation only: it changes no behaviour.
+     */
+    errors?: readonly ErrorCode[];
   }
 }

@@ -7,7 +7,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { PROBLEM_TYPE_PREFIX } from './problem.ts';
+import type { ErrorCode } from '@aar/core';
+import { PROBLEM_TYPE_PREFIX, STATUS_BY_CODE } from './problem.ts';
 import { SERVER_VERSION } from './server-version.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -83,10 +84,80 @@ export function openApiDocument(app: FastifyInstance): OpenApiDocument {
   return app.swagger();
 }
 
+/**
+ * What a client generator needs of every operation, derived so that no route can forget it: the roles that may call
+ * it (`x-roles`, and a line of the description), and one problem+json response per status it can answer with, each
+ * listing its codes. Unions of string literals become `enum`s (TypeBox writes them as `anyOf` of `const`s).
+ */
 function documentedSchema(schema: RouteOptions['schema'] | undefined, route: RouteOptions): Record<string, unknown> {
   const documented: Record<string, unknown> = { ...(schema ?? {}) };
-  if (route.config?.public === true) documented.security = [];
-  const responses = (schema?.response ?? {}) as Record<string, unknown>;
+  const isPublic = route.config?.public === true;
+  if (isPublic) documented.security = [];
+  const roles = isPublic ? [] : ['admin', ...(route.config?.roles ?? []).filter((role) => role !== 'admin')];
+  documented['x-roles'] = isPublic ? ['public'] : roles;
+  const rolesLine = isPublic ? 'Public: no token needed.' : `Roles: ${roles.map((r) => `\`${r}\``).join(', ')}.`;
+  const description = typeof schema?.description === 'string' ? schema.description : '';
+  documented.description = description ? `${description}\n\n${rolesLine}` : rolesLine;
+  const responses: Record<string, unknown> = { ...((schema?.response ?? {}) as Record<string, unknown>) };
+  for (const [status, codes] of errorResponsesOf(route, isPublic)) {
+    responses[String(status)] ??= problemResponse(codes);
+  }
   documented.response = { ...responses, default: responses.default ?? PROBLEM_RESPONSE };
-  return documented;
+  return enumsForLiteralUnions(documented) as Record<string, unknown>;
+}
+
+/** The error codes a route can answer with, grouped by HTTP status (see `FastifyContextConfig.errors`). */
+export function errorResponsesOf(route: RouteOptions, isPublic: boolean): Map<number, ErrorCode[]> {
+  const schema = (route.schema ?? {}) as Record<string, unknown>;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
+  const codes = new Set<ErrorCode>(['rate_limited', 'internal', 'storage_unavailable']);
+  if (!isPublic) for (const code of ['unauthenticated', 'forbidden'] as const) codes.add(code);
+  if (schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined) {
+    codes.add('invalid_request');
+  }
+  if (schema.body !== undefined) {
+    for (const code of ['invalid_json', 'pan_refused', 'payload_too_large', 'unsupported_media_type'] as const) {
+      codes.add(code);
+    }
+  }
+  if (schema.params !== undefined || /[:{]/.test(route.url))
+    for (const c of ['invalid_id', 'not_found'] as const) codes.add(c);
+  if (methods.includes('POST')) {
+    for (const code of ['idempotency_in_flight', 'idempotency_key_reused'] as const) codes.add(code);
+  }
+  if (writes) codes.add('audit_unavailable');
+  for (const code of route.config?.errors ?? []) codes.add(code);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...codes].sort()) {
+    const status = STATUS_BY_CODE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus.entries()].sort(([a], [b]) => a - b));
+}
+
+function problemResponse(codes: readonly ErrorCode[]): Record<string, unknown> {
+  return {
+    description: `Problem (RFC 9457), \`code\` one of: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}
+
+/** `anyOf: [{ const: 'a' }, { const: 'b' }]` (how TypeBox writes a union of literals) becomes `enum: ['a', 'b']`. */
+function enumsForLiteralUnions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(enumsForLiteralUnions);
+  if (typeof node !== 'object' || node === null) return node;
+  const record = node as Record<string, unknown>;
+  const anyOf = record.anyOf;
+  if (
+    Array.isArray(anyOf) &&
+    anyOf.length > 0 &&
+    anyOf.every((m) => typeof m === 'object' && m !== null && typeof (m as { const?: unknown }).const === 'string')
+  ) {
+    const { anyOf: _anyOf, ...rest } = record;
+    return { ...rest, type: 'string', enum: anyOf.map((m) => (m as { const: string }).const) };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) out[key] = enumsForLiteralUnions(value);
+  return out;
 }

@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { fieldError } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
-import { appendExternalEntry, readAuditEntry } from '../audit/audit-entries.ts';
+import { appendExternalEntry, readAuditEntry, readAuditEntryById } from '../audit/audit-entries.ts';
 import { proveConsistency, proveInclusion } from '../audit/audit-proofs.ts';
 import { latestCheckpoint, signCheckpoint } from '../audit/checkpoints.ts';
 import { verifyAuditLog } from '../audit/verify-audit-log.ts';
@@ -117,11 +117,22 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
     config: read,
     schema: {
       tags,
-      summary: 'One entry of the log, with its exact bytes and leaf hash',
-      params: Type.Object({ index: TreeNumber('leaf index') }, { additionalProperties: false }),
+      summary: 'One entry of the log, by leaf index or by its `ns:audit:<uuid>` (the `audit_ref` of maps and events)',
+      params: Type.Object(
+        {
+          index: Type.Union([
+            TreeNumber('leaf index'),
+            Type.String({ pattern: '^ns:audit:[0-9a-f-]{36}$', description: 'the entry id, `ns:audit:<uuid>`' }),
+          ]),
+        },
+        { additionalProperties: false },
+      ),
       response: { 200: Entry },
     },
-    handler: async (req) => readAuditEntry(ctx.store.db, treeNumber(req.params.index, '/params/index')),
+    handler: async (req) =>
+      req.params.index.startsWith('ns:audit:')
+        ? readAuditEntryById(ctx.store.db, req.params.index)
+        : readAuditEntry(ctx.store.db, treeNumber(req.params.index, '/params/index')),
   });
 
   r.get(`${prefix}/proofs/inclusion`, {

@@ -12,6 +12,7 @@ import { eventRoutes } from './events.ts';
 import { grantRoutes } from './grants.ts';
 import { jwksRoutes } from './jwks.ts';
 import { merchantRoutes } from './merchants.ts';
+import { referenceRoutes } from './references.ts';
 import { riskSignalRoutes } from './risk-signals.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -19,7 +20,9 @@ import { tokenRoutes } from './tokens.ts';
 /** One file per resource; each registers its own routes with their schemas (which feed the OpenAPI document). */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const resources = [jwksRoutes, entityRoutes, cardTokenRoutes, merchantRoutes, grantRoutes, tokenRoutes, eventRoutes];
-  for (const register of [...resources, decisionRoutes, approvalRoutes, riskSignalRoutes]) await register(app, ctx);
+  for (const register of [...resources, decisionRoutes, approvalRoutes, riskSignalRoutes, referenceRoutes]) {
+    await register(app, ctx);
+  }
   // one grant cache per app, kept in step with every instance by the grant version (+ NOTIFY on PostgreSQL)
   const grantCache = new GrantCache(ctx);
   await grantCache.start();
