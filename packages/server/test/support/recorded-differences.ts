@@ -11,6 +11,7 @@ import {
   tryParseEntityId,
   type DecisionRequest,
   type DecisionSnapshot,
+  type GrantSnapshot,
   type PayloadSnapshot,
 } from '@aar/core';
 import type { DecisionVector } from './decision-vectors.ts';
@@ -50,11 +51,18 @@ function comparableSnapshot(snapshot: DecisionSnapshot, nowSeconds: number): unk
   return {
     ...snapshot,
     payload: establishedPayload(snapshot.payload, nowSeconds),
-    grants: snapshot.grants.map((g) => ({
-      ...g,
-      scope: g.scope.valid_until === undefined ? g.scope : { ...g.scope, valid_until: instant(g.scope.valid_until) },
-    })),
+    grants: snapshot.grants.map(comparableGrant),
+    ...(snapshot.alternatives
+      ? { alternatives: snapshot.alternatives.map((chain) => chain.map(comparableGrant)) }
+      : {}),
     approval: snapshot.approval && { ...snapshot.approval, expires_at: instant(snapshot.approval.expires_at) },
+  };
+}
+
+function comparableGrant(g: GrantSnapshot): GrantSnapshot {
+  return {
+    ...g,
+    scope: g.scope.valid_until === undefined ? g.scope : { ...g.scope, valid_until: instant(g.scope.valid_until) },
   };
 }
 

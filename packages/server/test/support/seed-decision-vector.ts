@@ -11,6 +11,7 @@ import {
   tryParseEntityId,
   type DecisionSnapshot,
   type EntitySnapshot,
+  type GrantSnapshot,
   type PurchaseAction,
 } from '@aar/core';
 import { createRequestSigner, type RequestSigner } from '@aar/sdk';
@@ -39,9 +40,16 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
   const privateJwk = privateKey.export({ format: 'jwk' }) as { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string };
   const publicJwk = publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
 
+  // Several covering chains: inserted oldest first (the last alternative first, `grants` last, each root first, a
+  // shared ancestor once), so the server's newest-first order lists them as the snapshot does.
+  const chains = [...(snapshot.alternatives ?? [])].reverse().concat([snapshot.grants]);
+  const seen = new Set<string>();
   const grants: VectorGrant[] =
     snapshot.grant_lookup === 'found'
-      ? snapshot.grants.map(vectorGrantOf)
+      ? chains
+          .flat()
+          .filter((g) => !seen.has(g.grant_id) && seen.add(g.grant_id))
+          .map(vectorGrantOf)
       : snapshot.grant_lookup === 'capability_not_granted'
         ? [uncoveringGrant(request.actor_entity_id, request.principal_entity_id, request.action, request.instrument_id)]
         : [];
@@ -133,7 +141,10 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
   const resetMutableState = async () => {
     const day = nowIso.slice(0, 10);
     await db.deleteFrom('spend_counters').execute();
-    for (const g of snapshot.grant_lookup === 'found' ? snapshot.grants : []) {
+    const spent = new Map<string, GrantSnapshot['spent_today']>();
+    for (const g of snapshot.grant_lookup === 'found' ? chains.flat() : []) spent.set(g.grant_id, g.spent_today);
+    for (const [grant_id, spent_today] of spent) {
+      const g = { grant_id, spent_today };
       if (g.spent_today.minor === 0) continue; // no row: the server counts from zero
       await db
         .insertInto('spend_counters')

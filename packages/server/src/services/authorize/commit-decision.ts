@@ -4,7 +4,7 @@
  * spends, the decision record with its signed map, and the event. Either all of it is committed or none.
  *
  * INVARIANTS
- * - Daily limit: the spend rows of every grant of the chain are locked (PostgreSQL `FOR UPDATE`, in grant-id order so
+ * - Daily limit: the spend rows of every grant of every covering chain are locked (PostgreSQL `FOR UPDATE`, in grant-id order so
  *   two chains sharing an ancestor cannot deadlock; SQLite has one writer) before their values enter the snapshot, and
  *   the reservation is added before the lock is released: concurrent requests, on any instance, never together
  *   exceed `max_daily_amount`.
@@ -17,6 +17,7 @@ import {
   canonicalDecisionRecord,
   computeBasketHash,
   decide,
+  decidingChain,
   mintedId,
   moneyToJson,
   signDocument,
@@ -67,17 +68,26 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
 
     snapshot.payload.nonce_fresh = input.payload.nonce ? await rememberNonce(ctx, trx, input.payload.nonce) : false;
 
-    const chainIds = snapshot.grants.map((g) => g.grant_id);
-    if (chainIds.length > 0) {
+    // Every covering chain's spend (each candidate grant counts against its own day), locked before decide reads it.
+    const chains = [snapshot.grants, ...(snapshot.alternatives ?? [])];
+    const links = chains.flat();
+    const grantIds = [...new Set(links.map((g) => g.grant_id))];
+    if (grantIds.length > 0) {
       if (request.action === 'execute' && request.amount) {
-        for (const g of snapshot.grants) {
+        const ensured = new Set<string>();
+        for (const g of links) {
+          if (ensured.has(g.grant_id)) continue;
+          ensured.add(g.grant_id);
           await ENSURE_SPEND_ROW.execute(trx, { grant_id: g.grant_id, day, currency: g.spent_today.currency });
         }
       }
       const spendRows = postgres ? SPEND_ROWS_FOR_UPDATE : SPEND_ROWS;
-      for (const row of (await spendRows.execute(trx, { day }, chainIds)).rows) {
-        const grant = snapshot.grants.find((g) => g.grant_id === row.grant_id);
-        if (grant) grant.spent_today = { minor: Number(row.reserved_minor), currency: row.currency };
+      for (const row of (await spendRows.execute(trx, { day }, grantIds)).rows) {
+        for (const grant of links) {
+          if (grant.grant_id === row.grant_id) {
+            grant.spent_today = { minor: Number(row.reserved_minor), currency: row.currency };
+          }
+        }
       }
     }
 
@@ -125,7 +135,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       }),
       ctx.keys.current(),
     );
-    const leaf = snapshot.grants[snapshot.grants.length - 1];
+    // the grant that decided (several may cover one request): the one the map, the record and the event name
+    const chain = decidingChain(snapshot, result) as DecisionSnapshot['grants'];
+    const leaf = chain[chain.length - 1];
     await INSERT_DECISION.execute(trx, {
       policy_decision_id: policyDecisionId,
       decision: result.decision,

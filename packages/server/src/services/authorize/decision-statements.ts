@@ -1,6 +1,7 @@
 /**
  * The statements of the decision's transaction (commit-decision.ts), prepared once (store/prepared-query.ts): they
- * run for every authorize. Lists are the grant chain, at most MAX_CHAIN_LENGTH + 1 long.
+ * run for every authorize. Lists are the grant ids of the covering chains (bounded by MAX_CHAIN_LENGTH and
+ * MAX_ALTERNATIVE_CHAINS in grant-chain.ts; one chain in the common case).
  */
 import type { Insertable } from 'kysely';
 import type { DecisionsTable, RequestNoncesTable } from '../../store/index.ts';

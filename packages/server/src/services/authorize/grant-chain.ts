@@ -1,12 +1,14 @@
 /**
- * Which grant covers the request, and its ancestors (root first). The leaf is chosen among the actor's grants from
- * this principal (over this instrument when one is named) that cover the action: usable ones (active, unexpired)
- * first, newest first; when none is usable the newest is still returned so decide can name why
- * (authority_revoked, authority_expired) instead of authority_not_found.
+ * Which grants cover the request, each with its ancestors (root first). Leaves are the actor's grants from this
+ * principal (over this instrument when one is named) that cover the action. Every usable one (active, unexpired,
+ * action allowed) is a candidate, newest first: the first is the snapshot's `grants`, the rest its `alternatives`,
+ * and decide keeps the most permissive outcome among them (aar-decide/1.2.0). When none is usable, the newest covering
+ * grant alone is returned so decide can name why (authority_revoked, authority_expired) instead of
+ * authority_not_found; an unusable chain beside a usable one could only deny, so it is not loaded.
  * Rows come through the instance's GrantCache, which is used only at the grant version read first (grant-cache.ts):
  * a revocation that committed before this read is always seen.
  */
-import { actionsCoveredBy, type GrantLookup, type PurchaseAction } from '@aar/core';
+import { actionsCoveredBy, MAX_ALTERNATIVES, type GrantLookup, type PurchaseAction } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { effectiveGrantRow, selectGrants, type GrantRow } from '../grants/grant-rows.ts';
@@ -16,10 +18,15 @@ import { candidatesKey, type GrantCache } from './grant-cache.ts';
 /** A chain deeper than this is refused as delegation_invalid; the grants API keeps depth far lower. */
 export const MAX_CHAIN_LENGTH = 32;
 
+/** decide reads at most this many alternatives (core MAX_ALTERNATIVES); older usable grants past it are not loaded */
+export const MAX_ALTERNATIVE_CHAINS = MAX_ALTERNATIVES;
+
 export interface GrantChain {
   lookup: GrantLookup;
   /** root first, leaf last, effective states; empty unless lookup is `found` */
   rows: GrantRow[];
+  /** further usable covering chains, each root first, newest leaf first */
+  alternatives: GrantRow[][];
 }
 
 export async function loadGrantChain(
@@ -40,12 +47,21 @@ export async function loadGrantChain(
     candidates = (await query.orderBy('grants.seq', 'desc').limit(200).execute()).map(effectiveGrantRow);
     cache.storeCandidates(key, version, candidates);
   }
-  if (candidates.length === 0) return { lookup: 'authority_not_found', rows: [] };
+  if (candidates.length === 0) return { lookup: 'authority_not_found', rows: [], alternatives: [] };
   const covering = candidates.filter((g) => actionsCoveredBy(g.capability_id).includes(request.action));
-  if (covering.length === 0) return { lookup: 'capability_not_granted', rows: [] };
+  if (covering.length === 0) return { lookup: 'capability_not_granted', rows: [], alternatives: [] };
   const usable = covering.filter((g) => g.state === 'active' && !expired(g, nowIso) && allows(g, request.action));
-  const leaf = usable[0] ?? covering.find((g) => allows(g, request.action)) ?? covering[0]!;
+  const leaves =
+    usable.length > 0
+      ? usable.slice(0, 1 + MAX_ALTERNATIVE_CHAINS)
+      : [covering.find((g) => allows(g, request.action)) ?? covering[0]!];
+  const chains: GrantRow[][] = [];
+  for (const leaf of leaves) chains.push(await ancestry(db, cache, version, leaf));
+  return { lookup: 'found', rows: chains[0]!, alternatives: chains.slice(1) };
+}
 
+/** The leaf and its ancestors, root first; rows through the cache at `version`. */
+async function ancestry(db: Kysely<Database>, cache: GrantCache, version: number, leaf: GrantRow): Promise<GrantRow[]> {
   const rows = [leaf];
   let parentId = leaf.parent_grant_id;
   while (parentId !== null && rows.length <= MAX_CHAIN_LENGTH) {
@@ -59,7 +75,7 @@ export async function loadGrantChain(
     rows.unshift(parent);
     parentId = parent.parent_grant_id;
   }
-  return { lookup: 'found', rows };
+  return rows;
 }
 
 function expired(row: GrantRow, nowIso: string): boolean {

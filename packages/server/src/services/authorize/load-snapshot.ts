@@ -3,9 +3,10 @@
  * must be read under lock inside the decision's transaction: whether the nonce is new, and today's spend.
  * Attacker assumption: ids in the request are the caller's; each is looked up, never trusted.
  */
-import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, RiskState } from '@aar/core';
+import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, GrantSnapshot, RiskState } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import { prepareQuery } from '../../store/prepared-query.ts';
+import type { GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
 import { loadGrantChain } from './grant-chain.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
@@ -69,7 +70,8 @@ export async function loadSnapshot(
   };
   // Intermediaries (actors of every link but the leaf) are read fresh, like the principal and actor: suspending one
   // stops every grant below it at once, without any grant being rewritten.
-  const intermediaryIds = [...new Set(chain.rows.slice(0, -1).map((row) => row.actor_entity_id))];
+  const chains = [chain.rows, ...chain.alternatives];
+  const intermediaryIds = [...new Set(chains.flatMap((rows) => rows.slice(0, -1).map((row) => row.actor_entity_id)))];
   const intermediaries =
     intermediaryIds.length === 0
       ? []
@@ -78,36 +80,41 @@ export async function loadSnapshot(
           .select(['entity_id', 'state'])
           .where('entity_id', 'in', intermediaryIds)
           .execute();
-  const grants = await Promise.all(
-    chain.rows.map(async (row, i) => {
-      const scope = JSON.parse(row.scope) as StoredScope;
-      return {
-        grant_id: row.grant_id,
-        parent_grant_id: row.parent_grant_id,
-        principal_entity_id: row.principal_entity_id,
-        actor_entity_id: row.actor_entity_id,
-        capability_id: row.capability_id,
-        resource_id: row.resource_id,
-        state: row.state,
-        scope: toDecideScope(scope),
-        spent_today: { minor: 0, currency: currencyOf(scope, request) },
-        depth: row.depth,
-        signature_valid: await verifier.isTrusted(row, chain.rows[i - 1]),
-        ...(i < chain.rows.length - 1
-          ? {
-              // an intermediary missing from the store reads as tombstoned: fail closed
-              actor_state: intermediaries.find((e) => e.entity_id === row.actor_entity_id)?.state ?? 'tombstoned',
-            }
-          : {}),
-      };
-    }),
-  );
+  const toSnapshots = (rows: GrantRow[]): Promise<GrantSnapshot[]> =>
+    Promise.all(
+      rows.map(async (row, i) => {
+        const scope = JSON.parse(row.scope) as StoredScope;
+        return {
+          grant_id: row.grant_id,
+          parent_grant_id: row.parent_grant_id,
+          principal_entity_id: row.principal_entity_id,
+          actor_entity_id: row.actor_entity_id,
+          capability_id: row.capability_id,
+          resource_id: row.resource_id,
+          state: row.state,
+          scope: toDecideScope(scope),
+          spent_today: { minor: 0, currency: currencyOf(scope, request) },
+          depth: row.depth,
+          signature_valid: await verifier.isTrusted(row, rows[i - 1]),
+          ...(i < rows.length - 1
+            ? {
+                // an intermediary missing from the store reads as tombstoned: fail closed
+                actor_state: intermediaries.find((e) => e.entity_id === row.actor_entity_id)?.state ?? 'tombstoned',
+              }
+            : {}),
+        };
+      }),
+    );
+  const grants = await toSnapshots(chain.rows);
+  const alternatives = await Promise.all(chain.alternatives.map(toSnapshots));
   return {
     payload,
     principal: entity(request.principal_entity_id),
     actor: entity(request.actor_entity_id),
     instrument: instrument ?? null,
     grants,
+    // only when several grants cover the request: a snapshot with one chain keeps its pre-1.2.0 shape
+    ...(alternatives.length > 0 ? { alternatives } : {}),
     grant_lookup: chain.lookup,
     merchant: merchant ?? null,
     risk: {
