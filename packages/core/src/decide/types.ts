@@ -44,6 +44,13 @@ export interface PayloadSnapshot {
   created?: number;
   nonce_fresh: boolean;
   window_seconds: number;
+  /**
+   * The signature base's `@target-uri` values the server verified against (its configured public URLs joined with
+   * the received path): the one the signature verified for, else every candidate. Named in the diagnostics only.
+   */
+  target_uris?: string[];
+  /** why the signature did not verify (RFC 9421 verifier's stable code); named in the diagnostics only */
+  signature_failure?: string;
 }
 
 export type EntityState = 'active' | 'suspended' | 'tombstoned';

@@ -43,4 +43,9 @@ export interface RequestSignatureResult {
   failure?: RequestSignatureFailure;
   /** the component a component failure is about */
   component?: string;
+  /**
+   * The `@target-uri` values the signature was checked against, as they appear in the signature base: the one it
+   * verified for (`valid`, `stale`), else every candidate. Absent when the signature could not be read at all.
+   */
+  targetUris?: string[];
 }

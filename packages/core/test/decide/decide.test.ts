@@ -105,14 +105,54 @@ describe('decide: time', () => {
     expect(run(input).decision).toBe('allow_with_constraints');
   });
 
-  it('is stale half a second past the window and fresh half a second inside it', () => {
-    const past = eurRootCase();
-    past.snapshot.payload.created = NOW_SECONDS - 300;
-    expect(run({ ...past, now: '2026-04-15T10:00:00.5Z' }).reason).toBe('payload_stale');
-    const future = eurRootCase();
-    future.snapshot.payload.created = NOW_SECONDS + 300;
-    expect(run(future).decision).toBe('allow_with_constraints');
-    expect(run({ ...future, now: '2026-04-15T09:59:59.5Z' }).reason).toBe('payload_stale');
+  it('judges freshness in whole seconds, inclusive on both sides (CONTRACT section 7)', () => {
+    const at = (created: number, now: string) => {
+      const input = eurRootCase();
+      input.snapshot.payload.created = created;
+      return run({ ...input, now });
+    };
+    // exactly 300 s either way is fresh, whatever the fraction of the current second
+    for (const now of ['2026-04-15T10:00:00Z', '2026-04-15T10:00:00.5Z', '2026-04-15T10:00:00.999999999Z']) {
+      expect(at(NOW_SECONDS - 300, now).decision).toBe('allow_with_constraints');
+      expect(at(NOW_SECONDS + 300, now).decision).toBe('allow_with_constraints');
+      expect(at(NOW_SECONDS - 301, now).reason).toBe('payload_stale');
+      expect(at(NOW_SECONDS + 301, now).reason).toBe('payload_stale');
+    }
+    // the second is what counts: 09:59:59.5 is second NOW - 1, so NOW + 300 is 301 s ahead
+    expect(at(NOW_SECONDS + 300, '2026-04-15T09:59:59.5Z').reason).toBe('payload_stale');
+    expect(at(NOW_SECONDS - 299, '2026-04-15T10:00:00.999Z').decision).toBe('allow_with_constraints');
+  });
+
+  it('names the target URIs and the verifier failure of an invalid signature in the diagnostics', () => {
+    const input = eurRootCase();
+    Object.assign(input.snapshot.payload, {
+      signature_valid: false,
+      signature_failure: 'signature_mismatch',
+      target_uris: ['https://pay.example.com/v1/runtime/authorize', 'https://pay.example.net/v1/runtime/authorize'],
+    });
+    const result = run(input);
+    expect(result.reason).toBe('payload_signature_invalid');
+    expect(result.diagnostics.checks[0]).toEqual({
+      check: 'payload',
+      outcome: 'fail',
+      reason: 'payload_signature_invalid',
+      detail:
+        'signature does not verify (signature_mismatch) for @target-uri ' +
+        '`https://pay.example.com/v1/runtime/authorize` or `https://pay.example.net/v1/runtime/authorize`',
+    });
+  });
+
+  it('bounds hostile target URI facts in the detail', () => {
+    const input = eurRootCase();
+    Object.assign(input.snapshot.payload, {
+      signature_valid: false,
+      signature_failure: 'no such code, with spaces',
+      target_uris: [`https://x.example/${'a'.repeat(5000)}`, 7, ...Array.from({ length: 40 }, () => 'u')],
+    });
+    const detail = run(input).diagnostics.checks[0]?.detail ?? '';
+    expect(detail).toMatch(/^signature does not verify for @target-uri `https:\/\/x\.example\/a+\.\.\.`/);
+    expect(detail.match(/`/g)).toHaveLength(2 * 16); // at most 16 URIs named, non-strings dropped
+    expect(detail.length).toBeLessThan(80 + 16 * (256 + 6));
   });
 
   it.each(['', 'yesterday', '2026-04-15 10:00:00Z', '2026-02-30T10:00:00Z', '2026-04-15T10:00:00'])(

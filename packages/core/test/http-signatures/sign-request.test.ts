@@ -37,6 +37,7 @@ describe('signRequest', () => {
       created: NOW,
       nonce: 'n-1',
       components: ['@method', '@target-uri', '@authority', '@path', '@query', 'content-type', 'content-digest'],
+      targetUris: [request.url],
     });
   });
 

@@ -68,6 +68,7 @@ describe('verifyRequestSignature: the happy path', () => {
       created: NOW,
       nonce: 'n-1',
       components: PROFILE,
+      targetUris: [TARGET],
     });
   });
 
@@ -375,8 +376,33 @@ describe('verifyRequestSignature: freshness (window 300 s, both directions)', ()
     expect(result.created).toBe(created);
   });
 
-  it('judges a fractional now exactly: 300.5 s is stale', async () => {
-    expect((await verify(await signed({ created: NOW - 300 }), NOW + 0.5)).failure).toBe('too_old');
+  it('judges in whole seconds, inclusively: a fractional now is floored', async () => {
+    // CONTRACT section 7: created = now - 300 is fresh whatever the clock's fraction; now - 301 is stale.
+    const old = await signed({ created: NOW - 300 });
+    expect(await verify(old, NOW + 0.999)).toMatchObject({ status: 'valid' });
+    expect(await verify(old, NOW + 1)).toMatchObject({ status: 'stale', failure: 'too_old' });
+    const ahead = await signed({ created: NOW + 300 });
+    expect(await verify(ahead, NOW + 0.5)).toMatchObject({ status: 'valid' });
+    expect(await verify(ahead, NOW - 0.5)).toMatchObject({ status: 'stale', failure: 'created_in_future' });
+  });
+
+  it('is symmetric and inclusive for every window and offset (property)', async () => {
+    const request = await signed({ created: NOW });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 3600 }),
+        fc.integer({ min: -4000, max: 4000 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        async (windowSeconds, offset, fraction) => {
+          const result = await verifyRequestSignature(request, resolve, NOW + offset + fraction, {
+            windowSeconds,
+            requiredComponents: PROFILE,
+          });
+          expect(result.status).toBe(Math.abs(offset) <= windowSeconds ? 'valid' : 'stale');
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('honours a configured window', async () => {
@@ -430,3 +456,66 @@ function addL(signature: Uint8Array): Uint8Array {
   }
   return out;
 }
+
+describe('verifyRequestSignature: target URIs from configuration', () => {
+  const PUBLIC = 'https://pay.example.com/v1/runtime/authorize';
+  const OTHER = 'https://other.example/v1/runtime/authorize';
+  const verifyFor = (request: SignableRequest, targetUris: readonly string[]) =>
+    verifyRequestSignature(request, resolve, NOW, { requiredComponents: PROFILE, targetUris });
+
+  it('verifies against the candidates, never against request.url', async () => {
+    const request = await signed({ request: plainRequest({ url: PUBLIC }) });
+    // request.url says where the bytes arrived (plain http behind a proxy); the candidates say what was signed.
+    const arrived = { ...request, url: 'http://10.0.0.7:8080/v1/runtime/authorize' };
+    expect(await verifyFor(arrived, [PUBLIC])).toMatchObject({ status: 'valid', targetUris: [PUBLIC] });
+    expect(await verifyFor(request, [OTHER])).toMatchObject({
+      status: 'invalid',
+      failure: 'signature_mismatch',
+      targetUris: [OTHER],
+    });
+  });
+
+  it('verifies when one of several candidates matches, and names the one that did', async () => {
+    const request = await signed({ request: plainRequest({ url: PUBLIC }) });
+    const result = await verifyFor(request, [OTHER, 'https://PAY.example.com:443/v1/runtime/authorize']);
+    expect(result).toMatchObject({ status: 'valid', targetUris: [PUBLIC] });
+  });
+
+  it('names every candidate it tried when none verifies', async () => {
+    const request = await signed({ request: plainRequest({ url: 'https://attacker.example/v1/runtime/authorize' }) });
+    const result = await verifyFor(request, [PUBLIC, OTHER]);
+    expect(result).toMatchObject({ status: 'invalid', failure: 'signature_mismatch', targetUris: [PUBLIC, OTHER] });
+  });
+
+  it('keeps the target URI of a stale signature (authentic, outside the window)', async () => {
+    const request = await signed({ created: NOW - 301, request: plainRequest({ url: PUBLIC }) });
+    expect(await verifyFor(request, [OTHER, PUBLIC])).toMatchObject({
+      status: 'stale',
+      failure: 'too_old',
+      targetUris: [PUBLIC],
+    });
+  });
+
+  it('skips a candidate without a target URI and still tries the others', async () => {
+    const request = await signed({ request: plainRequest({ url: PUBLIC }) });
+    expect(await verifyFor(request, ['not a url', PUBLIC])).toMatchObject({ status: 'valid' });
+    expect(await verifyFor(request, ['not a url'])).toMatchObject({
+      status: 'invalid',
+      failure: 'invalid_component_value',
+      component: '@target-uri',
+    });
+  });
+
+  it('throws internal for an empty or oversized candidate list', async () => {
+    const request = await signed();
+    await expect(verifyFor(request, [])).rejects.toMatchObject({ code: 'internal' });
+    await expect(
+      verifyFor(
+        request,
+        Array.from({ length: 17 }, () => PUBLIC),
+      ),
+    ).rejects.toMatchObject({
+      code: 'internal',
+    });
+  });
+});

@@ -21,6 +21,8 @@ export interface PgCluster {
 }
 
 const STOP_GRACE_MS = 10_000;
+/** The origin a load balancer in front of the cluster would publish: agents may sign for it, whichever instance answers. */
+export const CLUSTER_PUBLIC_URL = 'http://aar.test';
 
 export async function startPgCluster(count: number, bootstrapToken: string): Promise<PgCluster> {
   const schema = await freshPgSchema();
@@ -41,7 +43,13 @@ export async function startPgCluster(count: number, bootstrapToken: string): Pro
       const dir = mkdtempSync(join(tmpdir(), `aar-cluster-${i}-`));
       dirs.push(dir);
       servers.push(
-        await spawnServer({ DATABASE_URL: schema.url, AAR_DATA_DIR: dir, AAR_BOOTSTRAP_TOKEN: bootstrapToken }),
+        // every instance answers under its own address and under the shared public origin of the cluster
+        await spawnServer((base) => ({
+          DATABASE_URL: schema.url,
+          AAR_DATA_DIR: dir,
+          AAR_BOOTSTRAP_TOKEN: bootstrapToken,
+          AAR_PUBLIC_URL: `${base},${CLUSTER_PUBLIC_URL}`,
+        })),
       );
     }
   } catch (error) {

@@ -1,8 +1,8 @@
 /**
  * A signed `POST /v1/runtime/authorize` whose bytes the test controls: sign once and deliver many times (replays),
- * or sign for one public origin and deliver to any instance behind it, keeping the Host header as a load balancer
- * does. Written on node:http rather than fetch because fetch drops a caller's Host header, and the service checks
- * the signed `@target-uri` against the Host it was reached by.
+ * or sign for one public origin (AAR_PUBLIC_URL) and deliver to any instance behind it. Written on node:http rather
+ * than fetch because fetch drops a caller's Host header, and tests prove the service ignores it: the signed
+ * `@target-uri` is checked against the configured public URLs, never against the Host it was reached by.
  */
 import { request } from 'node:http';
 import type { RequestSigner } from '@aar/sdk';
@@ -22,6 +22,10 @@ export interface DeliverOptions {
   runtimeToken: string;
   /** the Host header to send; default the host of `to` */
   host?: string;
+  /** the request-target to send; default AUTHORIZE_PATH */
+  path?: string;
+  /** further headers (X-Forwarded-Host, say), sent after the signature's */
+  headers?: Record<string, string>;
 }
 
 /** Signs an authorize body for `origin` (scheme and authority, no path), with a fresh nonce. */
@@ -33,7 +37,7 @@ export async function signAuthorize(signer: RequestSigner, origin: string, body:
 
 /** Sends a signed authorize as is; the same SignedAuthorize can be sent any number of times. */
 export function deliverAuthorize(signed: SignedAuthorize, options: DeliverOptions): Promise<CallResult> {
-  const target = new URL(AUTHORIZE_PATH, options.to);
+  const target = new URL(options.path ?? AUTHORIZE_PATH, options.to);
   return new Promise((resolve, reject) => {
     const req = request(
       target,
@@ -45,6 +49,7 @@ export function deliverAuthorize(signed: SignedAuthorize, options: DeliverOption
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(signed.text)),
           ...signed.headers,
+          ...options.headers,
         },
       },
       (res) => {

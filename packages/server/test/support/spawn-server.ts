@@ -22,17 +22,23 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `aar serve` as a real process and waits until /healthz answers (bounded: 30 s). */
-export async function spawnServer(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+/**
+ * Starts `aar serve` as a real process and waits until /healthz answers (bounded: 30 s). `env` may be a function of
+ * the address the process will listen on (to put it in AAR_PUBLIC_URL beside a shared public origin, say).
+ */
+export async function spawnServer(
+  env: Record<string, string> | ((base: string) => Record<string, string>),
+  args: string[] = [],
+): Promise<ServerProcess> {
   const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [AAR_BIN, 'serve', '--port', String(port), ...args], {
-    env: { ...process.env, AAR_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, AAR_LOG_LEVEL: 'warn', ...(typeof env === 'function' ? env(base) : env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`aar serve exited with ${child.exitCode}: ${out}`);

@@ -47,6 +47,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
   try {
     app = await buildApp(ctx);
     await ensureBootstrapToken(ctx);
+    if (options.config?.publicUrls === undefined) servePublicUrlAtListenAddress(app, ctx);
   } catch (error) {
     await ctx.store.close();
     await pgSchema?.drop();
@@ -63,6 +64,21 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test listens on port 0, so its public URL (AAR_PUBLIC_URL, the `@target-uri` agents sign for) is only known once
+ * it listens: like an operator who sets AAR_PUBLIC_URL to the address clients use, take the first listen address.
+ * Tests that pass `config.publicUrls` keep theirs.
+ */
+function servePublicUrlAtListenAddress(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    if (address && typeof address === 'object') {
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      ctx.config.publicUrls = [`http://${host}:${address.port}`];
+    }
+  });
 }
 
 export function auth(token = ADMIN_TOKEN): Record<string, string> {

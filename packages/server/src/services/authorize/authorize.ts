@@ -31,6 +31,9 @@ export async function authorize(
       : {}),
     nonce_fresh: false,
     window_seconds: ctx.config.signatureWindowSeconds,
+    // what an integrator needs to see why a signature failed: the URLs it was checked against, the verifier's code
+    ...(payload.result.targetUris ? { target_uris: payload.result.targetUris } : {}),
+    ...(status === 'invalid' && payload.result.failure ? { signature_failure: payload.result.failure } : {}),
   };
   const snapshot = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now);
   return commitDecision(ctx, { request, snapshot, payload, now });
