@@ -12,3 +12,4 @@ export * from './merkle/index.ts';
 export * from './http-signatures/index.ts';
 export * from './evidence/index.ts';
 export * from './delegation/index.ts';
+export * from './webhooks/index.ts';
