@@ -1,0 +1,406 @@
+"""The HTTP client (CONTRACT sections 7 and 18), on urllib only.
+
+- `AarClient(base_url, token)`: one method per route; JSON in, parsed JSON out; a problem document raises AarApiError
+  (`status`, `code`, `errors`, `request_id`).
+- Retries with exponential backoff and full jitter on 429 (honouring `Retry-After`), 503 and network errors.
+  Every POST carries an `Idempotency-Key` drawn once per logical call and reused across its retries, so a retried
+  purchase is answered with the first response, never decided twice.
+- `iter_*` helpers walk every page (`next_cursor`; `after` for the events feed).
+- `authorize(body, signer=...)`: the body is serialised once and those exact bytes are signed (RFC 9421) and sent.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Iterator
+
+from .errors import AarApiError, AarNetworkError
+from .http_signatures import RequestSigner
+from .jcs import parse_json
+from .jwks import JwksSource
+
+RETRY_STATUSES = (429, 503)
+MAX_BODY = 16 << 20
+
+
+@dataclass
+class Page:
+    items: list[Any]
+    next_cursor: str | None
+
+
+def _quote(segment: str) -> str:
+    return urllib.parse.quote(segment, safe="")
+
+
+class AarClient:
+    def __init__(self, base_url: str, token: str | None = None, *, timeout: float = 30.0, max_retries: int = 4,
+                 backoff_base: float = 0.25, backoff_max: float = 8.0, user_agent: str = "aar-sdk-python/0.1.0",
+                 sleep: Callable[[float], None] = time.sleep, opener: urllib.request.OpenerDirector | None = None,
+                 public_url: str | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        # The URL the service signs @target-uri against (AAR_PUBLIC_URL); the base URL by default.
+        self.public_url = (public_url or base_url).rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.user_agent = user_agent
+        self._sleep = sleep
+        self._opener = opener or urllib.request.build_opener(_NoRedirect)
+        self._jwks: JwksSource | None = None
+
+    # -- transport -------------------------------------------------------------------------------------------------
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), 300.0)
+        return random.uniform(0, min(self.backoff_max, self.backoff_base * (2 ** attempt)))
+
+    def request(self, method: str, path: str, *, body: Any = None, query: dict[str, Any] | None = None,
+                headers: dict[str, str] | None = None, raw_body: bytes | None = None,
+                sign: Callable[[bytes], dict[str, str]] | None = None, idempotency_key: str | None = None) -> Any:
+        """One logical call, retried as the class says. `sign(body)` adds headers for the exact bytes sent."""
+        url = self.base_url + path
+        if query:
+            pairs = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in query.items() if v is not None}
+            if pairs:
+                url += "?" + urllib.parse.urlencode(pairs)
+        data = raw_body if raw_body is not None else (None if body is None else json.dumps(
+            body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8"))
+        base_headers = {"accept": "application/json, application/problem+json", "user-agent": self.user_agent}
+        if self.token:
+            base_headers["authorization"] = f"Bearer {self.token}"
+        if data is not None:
+            base_headers["content-type"] = "application/json"
+        if method == "POST":
+            base_headers["idempotency-key"] = idempotency_key or str(uuid.uuid4())
+        base_headers.update(headers or {})
+        attempt = 0
+        while True:
+            send = dict(base_headers)
+            if sign is not None:
+                # A fresh signature per attempt: a nonce is accepted once, and a retry must not look like a replay.
+                send.update(sign(data or b""))
+            req = urllib.request.Request(url, data=data, method=method, headers=send)
+            try:
+                with self._opener.open(req, timeout=self.timeout) as res:
+                    return self._decode(res.status, res.headers, res.read(MAX_BODY))
+            except urllib.error.HTTPError as error:
+                payload = error.read(MAX_BODY)
+                failure = self._problem(error.code, error.headers, payload)
+                if error.code in RETRY_STATUSES and attempt < self.max_retries:
+                    self._sleep(self._delay(attempt, failure.retry_after))
+                    attempt += 1
+                    continue
+                raise failure from None
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as error:
+                if attempt < self.max_retries:
+                    self._sleep(self._delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise AarNetworkError(f"{method} {path}: {getattr(error, 'reason', error)}") from error
+
+    @staticmethod
+    def _decode(status: int, headers: Any, payload: bytes) -> Any:
+        if status == 204 or not payload:
+            return None
+        kind = (headers.get("content-type") or "").split(";")[0].strip()
+        if kind.endswith("json"):
+            return parse_json(payload)
+        return payload
+
+    @staticmethod
+    def _retry_after(value: str | None) -> float | None:
+        if not value:
+            return None
+        value = value.strip()
+        if value.isdigit():
+            return float(value)
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+    def _problem(self, status: int, headers: Any, payload: bytes) -> AarApiError:
+        retry_after = self._retry_after(headers.get("retry-after"))
+        try:
+            problem = parse_json(payload) if payload else {}
+        except ValueError:
+            problem = {}
+        if not isinstance(problem, dict):
+            problem = {}
+        errors = problem.get("errors") if isinstance(problem.get("errors"), list) else []
+        return AarApiError(status, str(problem.get("code") or f"http_{status}"), str(problem.get("title") or ""),
+                           problem.get("detail"), errors, problem.get("request_id") or headers.get("x-request-id"),
+                           retry_after, problem)
+
+    def _get(self, path: str, **query: Any) -> Any:
+        return self.request("GET", path, query=query)
+
+    def _post(self, path: str, body: Any = None, idempotency_key: str | None = None) -> Any:
+        return self.request("POST", path, body=body if body is not None else {}, idempotency_key=idempotency_key)
+
+    def _pages(self, path: str, cursor_param: str = "cursor", **query: Any) -> Iterator[Any]:
+        cursor: str | None = None
+        while True:
+            page = self._get(path, **query, **({cursor_param: cursor} if cursor else {}))
+            yield from page.get("items", [])
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return
+
+    # -- discovery, keys, health -----------------------------------------------------------------------------------
+    def health(self) -> Any:
+        return self._get("/healthz")
+
+    def jwks(self) -> Any:
+        return self._get("/.well-known/jwks.json")
+
+    def jwks_source(self) -> JwksSource:
+        """The issuer's JWKS, fetched once through this client and cached: pass it to every verifier."""
+        if self._jwks is None:
+            self._jwks = JwksSource(jwks=self.jwks())
+        return self._jwks
+
+    def openapi(self) -> Any:
+        return self._get("/v1/openapi.json")
+
+    def metrics(self) -> Any:
+        return self._get("/metrics")
+
+    # -- entities, card tokens, merchants --------------------------------------------------------------------------
+    def create_entity(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/entities", body, idempotency_key)
+
+    def list_entities(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/entities", **query))
+
+    def iter_entities(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/entities", **query)
+
+    def get_entity(self, entity_id: str) -> Any:
+        return self._get(f"/v1/entities/{_quote(entity_id)}")
+
+    def delete_entity(self, entity_id: str) -> Any:
+        return self.request("DELETE", f"/v1/entities/{_quote(entity_id)}")
+
+    def suspend_entity(self, entity_id: str) -> Any:
+        return self._post(f"/v1/entities/{_quote(entity_id)}/suspend")
+
+    def activate_entity(self, entity_id: str) -> Any:
+        return self._post(f"/v1/entities/{_quote(entity_id)}/activate")
+
+    def create_card_token(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/card-tokens", body, idempotency_key)
+
+    def list_card_tokens(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/card-tokens", **query))
+
+    def iter_card_tokens(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/card-tokens", **query)
+
+    def get_card_token(self, token_id: str) -> Any:
+        return self._get(f"/v1/card-tokens/{_quote(token_id)}")
+
+    def suspend_card_token(self, token_id: str) -> Any:
+        return self._post(f"/v1/card-tokens/{_quote(token_id)}/suspend")
+
+    def activate_card_token(self, token_id: str) -> Any:
+        return self._post(f"/v1/card-tokens/{_quote(token_id)}/activate")
+
+    def create_merchant(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/merchants", body, idempotency_key)
+
+    def list_merchants(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/merchants", **query))
+
+    def iter_merchants(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/merchants", **query)
+
+    def get_merchant(self, merchant_id: str) -> Any:
+        return self._get(f"/v1/merchants/{_quote(merchant_id)}")
+
+    # -- grants and delegation -------------------------------------------------------------------------------------
+    def create_grant(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/grants", body, idempotency_key)
+
+    def list_grants(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/grants", **query))
+
+    def iter_grants(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/grants", **query)
+
+    def get_grant(self, grant_id: str) -> Any:
+        return self._get(f"/v1/grants/{_quote(grant_id)}")
+
+    def get_grant_chain(self, grant_id: str) -> Any:
+        return self._get(f"/v1/grants/{_quote(grant_id)}/chain")
+
+    def get_delegation(self, delegation_id: str) -> Any:
+        return self._get(f"/v1/delegations/{_quote(delegation_id)}")
+
+    def revoke_grant(self, grant_id: str, body: dict[str, Any] | None = None, *, idempotency_key: str | None = None) -> Any:
+        return self._post(f"/v1/grants/{_quote(grant_id)}/revoke", body or {}, idempotency_key)
+
+    # -- tokens ----------------------------------------------------------------------------------------------------
+    def create_token(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/tokens", body, idempotency_key)
+
+    def list_tokens(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/tokens", **query))
+
+    def iter_tokens(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/tokens", **query)
+
+    def revoke_token(self, token_id: str) -> Any:
+        return self.request("DELETE", f"/v1/tokens/{_quote(token_id)}")
+
+    # -- runtime ---------------------------------------------------------------------------------------------------
+    def authorize(self, body: dict[str, Any], *, signer: RequestSigner | None = None,
+                  idempotency_key: str | None = None) -> Any:
+        """`POST /v1/runtime/authorize`; with `signer`, the exact bytes sent are signed for `public_url`."""
+        raw = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        target = self.public_url + "/v1/runtime/authorize"
+        sign = (lambda data: signer.sign("POST", target, data)) if signer is not None else None
+        return self.request("POST", "/v1/runtime/authorize", raw_body=raw, sign=sign, idempotency_key=idempotency_key)
+
+    def report_outcome(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/runtime/outcomes", body, idempotency_key)
+
+    def set_risk_signal(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/risk-signals", body, idempotency_key)
+
+    # -- decisions, approvals, evidence ----------------------------------------------------------------------------
+    def get_decision(self, decision_id: str) -> Any:
+        return self._get(f"/v1/decisions/{_quote(decision_id)}")
+
+    def get_decision_map(self, decision_map_id: str) -> Any:
+        return self._get(f"/v1/decision-maps/{_quote(decision_map_id)}")
+
+    def list_approvals(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/approvals", **query))
+
+    def iter_approvals(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/approvals", **query)
+
+    def get_approval(self, approval_id: str) -> Any:
+        return self._get(f"/v1/approvals/{_quote(approval_id)}")
+
+    def decide_approval(self, approval_id: str, approve: bool, sca_reference: str | None = None, *,
+                        idempotency_key: str | None = None) -> Any:
+        body: dict[str, Any] = {"approve": approve}
+        if sca_reference is not None:
+            body["sca_reference"] = sca_reference
+        return self._post(f"/v1/approvals/{_quote(approval_id)}/decision", body, idempotency_key)
+
+    def get_evidence_pack(self, decision_id: str) -> Any:
+        return self._get(f"/v1/evidence-packs/{_quote(decision_id)}")
+
+    def verify_evidence_pack_online(self, pack: dict[str, Any]) -> Any:
+        """The service's own verification (`POST /v1/evidence-packs/verify`); `aar_sdk.verify_evidence_pack` is
+        the offline one, which trusts nothing but the JWKS."""
+        return self._post("/v1/evidence-packs/verify", pack)
+
+    # -- events and webhooks ---------------------------------------------------------------------------------------
+    def list_events(self, *, after: str | None = None, limit: int | None = None, event_type: str | None = None) -> Page:
+        return Page(**self._get("/v1/events", after=after, limit=limit, event_type=event_type))
+
+    def iter_events(self, *, after: str | None = None, event_type: str | None = None) -> Iterator[Any]:
+        """Every event from `after` on, in commit order; the caller keeps the last `next_cursor` it saw."""
+        return self._pages("/v1/events", cursor_param="after", event_type=event_type,
+                           **({"after": after} if after else {}))
+
+    def list_event_types(self) -> Any:
+        return self._get("/v1/event-types")
+
+    def create_webhook_endpoint(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/webhook-endpoints", body, idempotency_key)
+
+    def list_webhook_endpoints(self, **query: Any) -> Page:
+        return Page(**self._get("/v1/webhook-endpoints", **query))
+
+    def iter_webhook_endpoints(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/webhook-endpoints", **query)
+
+    def get_webhook_endpoint(self, endpoint_id: str) -> Any:
+        return self._get(f"/v1/webhook-endpoints/{_quote(endpoint_id)}")
+
+    def update_webhook_endpoint(self, endpoint_id: str, body: dict[str, Any]) -> Any:
+        return self.request("PATCH", f"/v1/webhook-endpoints/{_quote(endpoint_id)}", body=body)
+
+    def delete_webhook_endpoint(self, endpoint_id: str) -> Any:
+        return self.request("DELETE", f"/v1/webhook-endpoints/{_quote(endpoint_id)}")
+
+    def rotate_webhook_secret(self, endpoint_id: str) -> Any:
+        return self._post(f"/v1/webhook-endpoints/{_quote(endpoint_id)}/rotate-secret")
+
+    def enable_webhook_endpoint(self, endpoint_id: str) -> Any:
+        return self._post(f"/v1/webhook-endpoints/{_quote(endpoint_id)}/enable")
+
+    def disable_webhook_endpoint(self, endpoint_id: str) -> Any:
+        return self._post(f"/v1/webhook-endpoints/{_quote(endpoint_id)}/disable")
+
+    def list_webhook_deliveries(self, endpoint_id: str, **query: Any) -> Page:
+        return Page(**self._get(f"/v1/webhook-endpoints/{_quote(endpoint_id)}/deliveries", **query))
+
+    def replay_webhook_events(self, endpoint_id: str, body: dict[str, Any]) -> Any:
+        return self._post(f"/v1/webhook-endpoints/{_quote(endpoint_id)}/replay", body)
+
+    # -- audit chain -----------------------------------------------------------------------------------------------
+    def audit_append(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/audit/append", body, idempotency_key)
+
+    def audit_verify(self) -> Any:
+        return self._get("/v1/audit/verify")
+
+    def get_checkpoint(self) -> Any:
+        return self._get("/v1/audit/checkpoint")
+
+    def sign_checkpoint(self) -> Any:
+        return self._post("/v1/audit/checkpoint")
+
+    def get_audit_entry(self, index: int) -> Any:
+        return self._get(f"/v1/audit/entries/{int(index)}")
+
+    def get_inclusion_proof(self, index: int, size: int | None = None) -> Any:
+        return self._get("/v1/audit/proofs/inclusion", index=index, size=size)
+
+    def get_consistency_proof(self, first: int, second: int | None = None) -> Any:
+        return self._get("/v1/audit/proofs/consistency", **{"from": first, "to": second})
+
+    # -- reference data ---------------------------------------------------------------------------------------------
+    def list_capabilities(self) -> Any:
+        return self._get("/v1/capabilities")
+
+    def get_capability(self, capability_id: str) -> Any:
+        return self._get(f"/v1/capabilities/{_quote(capability_id)}")
+
+    def get_scope(self, scope_id: str) -> Any:
+        return self._get(f"/v1/scopes/{_quote(scope_id)}")
+
+    def list_states(self) -> Any:
+        return self._get("/v1/states")
+
+    def get_state(self, state_id: str) -> Any:
+        return self._get(f"/v1/states/{_quote(state_id)}")
+
+    def list_policies(self) -> Any:
+        return self._get("/v1/policies")
+
+    def get_policy(self, policy_id: str) -> Any:
+        return self._get(f"/v1/policies/{_quote(policy_id)}")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, never followed: credentials must not travel to another origin."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
