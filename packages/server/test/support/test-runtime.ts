@@ -72,7 +72,8 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
  * Tests that pass `config.publicUrls` keep theirs.
  */
 function servePublicUrlAtListenAddress(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onListen', async () => {
+  // the app is already `ready` (no more hooks); the socket's own event fires before listen() resolves
+  app.server.once('listening', () => {
     const address = app.server.address();
     if (address && typeof address === 'object') {
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
