@@ -12,4 +12,5 @@ export * from './merkle/index.ts';
 export * from './http-signatures/index.ts';
 export * from './evidence/index.ts';
 export * from './delegation/index.ts';
+export * from './events/index.ts';
 export * from './webhooks/index.ts';

@@ -9,6 +9,7 @@ import { decisionRoutes } from './decisions.ts';
 import { entityRoutes } from './entities.ts';
 import { evidencePackRoutes } from './evidence-packs.ts';
 import { eventRoutes } from './events.ts';
+import { eventTypeRoutes } from './event-types.ts';
 import { grantRoutes } from './grants.ts';
 import { jwksRoutes } from './jwks.ts';
 import { merchantRoutes } from './merchants.ts';
@@ -31,4 +32,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await runtimeRoutes(app, ctx, new GrantLinkVerifier(ctx, grantCache));
   await auditRoutes(app, ctx);
   await evidencePackRoutes(app, ctx);
+  await eventTypeRoutes(app, ctx);
 }

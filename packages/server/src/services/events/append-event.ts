@@ -13,6 +13,8 @@ import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
 import { prepareQuery } from '../../store/prepared-query.ts';
 import { auditOf } from '../../store/write-queue.ts';
+import { assertCatalogued } from './catalogued-event.ts';
+import { checkEnvelopeInTests } from './check-envelope-in-tests.ts';
 
 export interface EventInput {
   event_type: string;
@@ -61,6 +63,7 @@ export async function appendEvent(
   ctx: AppContext,
   input: EventInput,
 ): Promise<UnsignedEventEnvelope> {
+  assertCatalogued(input.event_type, input.reason_code);
   const eventId = mintedId('event', ctx.newUuid());
   const occurredAt = ctx.clock.now().toISOString();
   const envelope: UnsignedEventEnvelope = {
@@ -77,6 +80,7 @@ export async function appendEvent(
     evidence_refs: input.evidence_refs ?? [],
     delivery: { idempotency_key: eventId, replayable: true },
   };
+  checkEnvelopeInTests(envelope);
   await auditOf(trx).append({
     audit_id: envelope.audit_ref,
     kind: input.event_type,

@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import type { UnsignedEventEnvelope } from './append-event.ts';
+import { checkEnvelopeInTests } from './check-envelope-in-tests.ts';
 
 export interface StoredEventRow {
   event_id: string;
@@ -55,7 +56,7 @@ export async function envelopesOf(
     const t = templates.get(row.operation_ref);
     const grant = grants.get(row.subject_ref);
     if (!t || !grant) throw new Error(`event ${row.event_id} names an operation or subject that is missing`);
-    return {
+    const envelope: UnsignedEventEnvelope = {
       schema_version: t.schema_version,
       event_id: row.event_id,
       event_type: t.event_type,
@@ -69,5 +70,7 @@ export async function envelopesOf(
       evidence_refs: t.evidence_refs,
       delivery: { idempotency_key: row.event_id, replayable: true },
     };
+    checkEnvelopeInTests(envelope);
+    return envelope;
   });
 }

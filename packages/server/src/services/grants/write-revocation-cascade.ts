@@ -23,6 +23,7 @@ import type { AppContext } from '../../app-context.ts';
 import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
 import { auditOf } from '../../store/write-queue.ts';
+import { assertCatalogued } from '../events/catalogued-event.ts';
 import type { OperationTemplate } from '../events/derived-envelope.ts';
 
 export const REVOKED_EVENT = 'ns.authority.revoked';
@@ -107,6 +108,8 @@ async function insertEvents(
   c: RevocationCascadeInput,
   ids: EventIdScheme,
 ): Promise<void> {
+  // the rows below bypass appendEvent: the catalogue check is made here, once per operation
+  assertCatalogued(REVOKED_EVENT, c.reason_code);
   const template: OperationTemplate = {
     schema_version: 'ns.webhook.v1',
     event_type: REVOKED_EVENT,

@@ -1,0 +1,28 @@
+/** The `data` every authorize decision event carries (ns.purchase_authority.allowed|denied, ns.decision.*). */
+import { REASON_CODES, type Decision } from '../../decide/reason-codes.ts';
+import { id, MONEY, nullable, oneOf, TIMESTAMP, type JsonSchema } from '../schema-parts.ts';
+
+export function decisionData(decision: Decision): Record<string, JsonSchema> {
+  return {
+    policy_decision_id: id('decision'),
+    decision: oneOf([decision]),
+    subject: id('capability', 'the capability the request asked for'),
+    merchant_id: nullable({ type: 'string', minLength: 1, description: 'the plain merchant id of the request' }),
+    amount: nullable(MONEY),
+    grant_id: nullable(id('grant', 'the leaf grant of the chain that decided; null when none was found')),
+    decision_map_ref: id('decision_map'),
+  };
+}
+
+/** What `require_approval` adds: the approval the principal decides on. */
+export const APPROVAL_DATA: Record<string, JsonSchema> = {
+  approval_id: id('approval'),
+  expires_at: { ...TIMESTAMP, description: 'when the approval lapses if the principal does not decide' },
+};
+
+/** The reason codes of one decision (CONTRACT section 3). */
+export function reasonsOf(decision: Decision): string[] {
+  return Object.entries(REASON_CODES)
+    .filter(([, info]) => info.decision === decision)
+    .map(([code]) => code);
+}

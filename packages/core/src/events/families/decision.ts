@@ -1,0 +1,42 @@
+/** `ns.decision.*`: decisions that need the principal, and replays that disagree with their record. */
+import { defineEventType } from '../event-type-definition.ts';
+import { closedObject, id, nullable, subject } from '../schema-parts.ts';
+import { APPROVAL_DATA, decisionData, reasonsOf } from './decision-data.ts';
+
+const OUTCOME = closedObject({
+  decision: nullable({ type: 'string' }),
+  reason: nullable({ type: 'string' }),
+});
+
+export const DECISION_EVENTS = [
+  defineEventType({
+    event_type: 'ns.decision.requires_approval',
+    description:
+      'an authorize decision is `require_approval`: the push to the principal\u2019s banking app, naming the ' +
+      'approval to decide (`POST /v1/approvals/{id}/decision`) before it expires',
+    subject_ref: subject(['decision'], 'the decision, `ns:decision:<uuid>`'),
+    reason_codes: reasonsOf('require_approval'),
+    principal_entity_id: 'always',
+    actor_entity_id: 'always',
+    named_in_spec: true,
+    data_schema: closedObject({ ...decisionData('require_approval'), ...APPROVAL_DATA }),
+  }),
+  defineEventType({
+    event_type: 'ns.decision.replay_mismatch',
+    description:
+      'an evidence pack the service signed is verified (`POST /v1/evidence-packs/verify`) and replaying its ' +
+      'decision gives another decision or reason than the one recorded',
+    subject_ref: subject(['decision'], 'the decision whose replay differs'),
+    reason_codes: ['replay_mismatch'],
+    principal_entity_id: 'sometimes',
+    actor_entity_id: 'always',
+    named_in_spec: true,
+    data_schema: closedObject({
+      policy_decision_id: id('decision'),
+      evidence_pack_id: id('evidence_pack'),
+      engine_version: { type: 'string', minLength: 1 },
+      recorded: OUTCOME,
+      replayed: OUTCOME,
+    }),
+  }),
+];

@@ -1,0 +1,60 @@
+/** `ns.entity.*`: persons, organisations and agents (POST/DELETE /v1/entities, suspend, activate). */
+import { defineEventType } from '../event-type-definition.ts';
+import { BOOLEAN, closedObject, COUNT, nullable, oneOf, stateChange, subject } from '../schema-parts.ts';
+
+const ENTITY = subject(['entity'], 'the entity');
+const ENTITY_TYPE = oneOf(['person', 'organisation', 'agent']);
+
+export const ENTITY_EVENTS = [
+  defineEventType({
+    event_type: 'ns.entity.created',
+    description: 'an entity is registered (`POST /v1/entities`); display names stay out of events',
+    subject_ref: ENTITY,
+    reason_codes: ['entity_registered'],
+    principal_entity_id: 'sometimes',
+    actor_entity_id: 'always',
+    data_schema: closedObject({
+      type: ENTITY_TYPE,
+      has_public_key: BOOLEAN,
+      key_thumbprint: nullable({
+        type: 'string',
+        pattern: '^[A-Za-z0-9_-]{43}$',
+        description: 'RFC 7638 SHA-256 thumbprint of the registered key; null without a key',
+      }),
+    }),
+  }),
+  defineEventType({
+    event_type: 'ns.entity.suspended',
+    description: 'an entity is suspended (`POST /v1/entities/{id}/suspend`): its decisions are denied from now on',
+    subject_ref: ENTITY,
+    reason_codes: ['entity_suspended'],
+    principal_entity_id: 'sometimes',
+    actor_entity_id: 'always',
+    data_schema: closedObject(stateChange(['active'], ['suspended'])),
+  }),
+  defineEventType({
+    event_type: 'ns.entity.activated',
+    description: 'a suspended entity is activated again (`POST /v1/entities/{id}/activate`)',
+    subject_ref: ENTITY,
+    reason_codes: ['entity_activated'],
+    principal_entity_id: 'sometimes',
+    actor_entity_id: 'always',
+    data_schema: closedObject(stateChange(['suspended'], ['active'])),
+  }),
+  defineEventType({
+    event_type: 'ns.entity.tombstoned',
+    description:
+      'an entity is erased (`DELETE /v1/entities/{id}`, right to erasure): its personal data is removed and, for a ' +
+      'principal, its card tokens are erased and suspended and its credentials revoked',
+    subject_ref: ENTITY,
+    reason_codes: ['entity_erased'],
+    principal_entity_id: 'sometimes',
+    actor_entity_id: 'always',
+    data_schema: closedObject({
+      type: ENTITY_TYPE,
+      ...stateChange(['active', 'suspended'], ['tombstoned']),
+      card_tokens_erased: COUNT,
+      credentials_revoked: COUNT,
+    }),
+  }),
+];
