@@ -2,9 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
+import { tryParseEntityId } from '@aar/core';
+import { requirePrincipalAccess } from '../http/authenticate.ts';
 import { decideApproval } from '../services/approvals/decide-approval.ts';
 import { getApproval } from '../services/approvals/get-approval.ts';
+import { listApprovals } from '../services/approvals/list-approvals.ts';
+import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
 import { IdParams, Timestamp } from './schemas.ts';
+
+/** `ns:human:alice` is `ns:entity:person:alice` (CONTRACT section 1); anything else compares as given. */
+const canonicalEntity = (id: string): string => tryParseEntityId(id)?.id ?? id;
 
 const Approval = Type.Object({
   approval_id: Type.String(),
@@ -20,6 +27,22 @@ const Approval = Type.Object({
   consumed_by: Type.Union([Type.String(), Type.Null()]),
   created_at: Timestamp,
 });
+
+const ListQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    state: Type.Optional(
+      Type.Enum(['pending', 'approved', 'rejected', 'expired', 'consumed'], {
+        description: 'the state a reader sees: past `expires_at`, a pending or approved approval is `expired`',
+      }),
+    ),
+    principal_entity_id: Type.Optional(
+      Type.String({ description: "a principal credential may name only its own principal (another's: 403)" }),
+    ),
+    actor_entity_id: Type.Optional(Type.String({ description: 'the agent the approval is for' })),
+  },
+  { additionalProperties: false },
+);
 
 const DecisionBody = Type.Object(
   {
@@ -38,6 +61,34 @@ const DecisionBody = Type.Object(
 export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['approvals'];
+
+  r.get('/v1/approvals', {
+    config: { roles: ['admin', 'principal', 'auditor'] },
+    schema: {
+      tags,
+      summary:
+        "List approvals; a principal credential sees only its own principal's (`?state=pending`: what to decide)",
+      querystring: ListQuery,
+      response: { 200: pageSchema(Approval) },
+    },
+    handler: async (req) => {
+      const q = req.query;
+      const named = q.principal_entity_id ? canonicalEntity(q.principal_entity_id) : undefined;
+      let principal = named;
+      if (req.credential?.role === 'principal') {
+        // Another principal's approvals are refused outright (403) rather than silently narrowed: a principal app
+        // that asks for someone else's approvals has a bug or is probing, and must not mistake "none" for an answer.
+        const own = req.credential.principal_entity_id ?? '';
+        if (named !== undefined && named !== own) requirePrincipalAccess(req.credential, named);
+        principal = own;
+      }
+      return listApprovals(ctx, pageRequest(q), {
+        principal_entity_id: principal,
+        actor_entity_id: q.actor_entity_id ? canonicalEntity(q.actor_entity_id) : undefined,
+        state: q.state,
+      });
+    },
+  });
 
   r.get('/v1/approvals/:id', {
     config: { roles: ['runtime', 'principal', 'auditor'] },

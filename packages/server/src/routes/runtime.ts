@@ -63,7 +63,13 @@ const AuthorizeResponse = Type.Object({
   audit_ref: Type.String(),
   decision_map: Open('the signed decision map (`ns.decision_map.v1`)'),
   approval: Type.Optional(
-    Type.Object({ approval_id: Type.String(), status: Type.String(), expires_at: Type.String() }),
+    Type.Object(
+      { approval_id: Type.String(), status: Type.String(), expires_at: Type.String() },
+      {
+        description:
+          'on `require_approval`, and on an allowed `purchase.request_approval`: the approval pushed to the principal',
+      },
+    ),
   ),
 });
 

@@ -14,6 +14,7 @@
  */
 import {
   buildDecisionMap,
+  CARD_PURCHASE_CAPABILITY,
   canonicalDecisionRecord,
   computeBasketHash,
   decide,
@@ -120,6 +121,20 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       };
     } else if (result.decision === 'require_approval') {
       approval = await createApproval(ctx, trx, request, result.reason, policyDecisionId, now);
+    } else if (pushesApproval(request, result.decision)) {
+      // purchase.request_approval, allowed: the agent asks the principal ahead of the purchase. decide allowed the
+      // ask; creating the approval (and the push event below) is this allowed decision's effect. The approval binds
+      // the purchase itself (`execute`, CARD_PURCHASE_CAPABILITY), so the principal's answer is what the agent's
+      // execute with this `policy_decision_id` is judged by.
+      approval = await createApproval(
+        ctx,
+        trx,
+        request,
+        result.reason,
+        policyDecisionId,
+        now,
+        CARD_PURCHASE_CAPABILITY,
+      );
     }
 
     const map = await signDocument(
@@ -164,7 +179,10 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       updated_at: nowIso,
     });
     await appendEvent(trx, ctx, {
-      event_type: DECISION_EVENT[result.decision],
+      // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
+      event_type: pushesApproval(request, result.decision)
+        ? 'ns.decision.requires_approval'
+        : DECISION_EVENT[result.decision],
       actor_entity_id: request.actor_entity_id,
       principal_entity_id: request.principal_entity_id,
       subject_ref: policyDecisionId,
@@ -243,6 +261,11 @@ async function lockApproval(
   };
 }
 
+/** An allowed `purchase.request_approval` creates an approval and pushes it, like a `require_approval`. */
+function pushesApproval(request: DecisionRequest, decision: string): boolean {
+  return request.action === 'request_approval' && decision === 'allow_with_constraints';
+}
+
 async function createApproval(
   ctx: AppContext,
   trx: Transaction<Database>,
@@ -250,6 +273,7 @@ async function createApproval(
   reason: string,
   policyDecisionId: string,
   now: Date,
+  subject = request.subject,
 ): Promise<NonNullable<AuthorizeResponse['approval']>> {
   const approvalId = mintedId('approval', ctx.newUuid());
   const nowIso = now.toISOString();
@@ -257,7 +281,7 @@ async function createApproval(
   const bound = {
     actor_entity_id: request.actor_entity_id,
     principal_entity_id: request.principal_entity_id,
-    subject: request.subject,
+    subject,
     ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
     ...(request.amount ? { amount: request.amount } : {}),
     ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),

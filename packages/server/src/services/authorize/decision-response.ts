@@ -11,5 +11,6 @@ export interface AuthorizeResponse {
   decision_map_ref: string;
   audit_ref: string;
   decision_map: Record<string, unknown>;
+  /** on `require_approval`, and on an allowed `purchase.request_approval` (the approval it pushed) */
   approval?: { approval_id: string; status: string; expires_at: string };
 }

@@ -1,8 +1,10 @@
 /**
- * Housekeeping that never touches evidence: expired request nonces (a replay older than twice the signature
- * window is refused as stale anyway). Runs on a timer in `aar serve`; safe on several instances at once.
+ * Housekeeping: expired request nonces (a replay older than twice the signature window is refused as stale anyway),
+ * and the announcement of approvals that lapsed undecided (`ns.approval.expired`, services/approvals/
+ * expire-approvals.ts). Runs on a timer in `aar serve`; safe on several instances at once.
  */
 import type { AppContext } from '../../app-context.ts';
+import { expireApprovals } from '../approvals/expire-approvals.ts';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 
@@ -16,6 +18,7 @@ export async function sweepExpired(ctx: AppContext): Promise<{ nonces: number }>
 export function startSweeping(ctx: AppContext, onError: (error: unknown) => void): () => void {
   const timer = setInterval(() => {
     sweepExpired(ctx).catch(onError);
+    expireApprovals(ctx).catch(onError);
   }, SWEEP_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
