@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', 'coverage/**', '.tmp/**', 'docs/openapi.json'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'coverage/**', '.tmp/**', 'docs/openapi.json'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { isAarError } from '@aar/core';
 import { ConfigError } from '../config.ts';
+import { SERVER_VERSION } from '../http/server-version.ts';
 import { registerAuditServeCommand } from './audit-serve-command.ts';
 import { registerKeyCommands } from './keys-command.ts';
 import { registerMigrateCommand } from './migrate-command.ts';
@@ -17,6 +18,7 @@ import { registerVerifyPackCommand } from './verify-pack-command.ts';
 export function buildCli(): Command {
   const program = new Command('aar')
     .description('Agent Authority Runtime: decides whether an AI agent may act for a principal, and proves it')
+    .version(SERVER_VERSION, '-V, --version', 'print the version and exit')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerServeCommand(program);
