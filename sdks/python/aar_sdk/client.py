@@ -301,8 +301,9 @@ class AarClient:
             body["sca_reference"] = sca_reference
         return self._post(f"/v1/approvals/{_quote(approval_id)}/decision", body, idempotency_key)
 
-    def get_evidence_pack(self, decision_id: str) -> Any:
-        return self._get(f"/v1/evidence-packs/{_quote(decision_id)}")
+    def get_evidence_pack(self, evidence_pack_id: str) -> Any:
+        """`ns:evidence-pack:<uuid>`: a decision's `evidence_refs[0]`."""
+        return self._get(f"/v1/evidence-packs/{_quote(evidence_pack_id)}")
 
     def verify_evidence_pack_online(self, pack: dict[str, Any]) -> Any:
         """The service's own verification (`POST /v1/evidence-packs/verify`); `aar_sdk.verify_evidence_pack` is
