@@ -12,6 +12,7 @@ import {
   PURCHASE,
   ROOT_SCOPE,
 } from '../../packages/server/test/support/delegation-world.ts';
+import { inOneYear } from '../../packages/server/test/support/fixtures.ts';
 import { insertGrantTree } from '../../packages/server/test/support/grant-tree.ts';
 import { ADMIN_TOKEN, startTestRuntime } from '../../packages/server/test/support/test-runtime.ts';
 
@@ -42,7 +43,8 @@ export async function measureCascade(dialect: Dialect, size: number, samples: nu
         actor_entity_id: 'ns:entity:agent:concierge',
         capability_id: PURCHASE,
         resource_id: CARD,
-        scope: ROOT_SCOPE,
+        // a root grant that can move money must end (docs/delegation.md)
+        scope: { ...ROOT_SCOPE, valid_until: inOneYear() },
       });
       await insertGrantTree(rt.ctx, { root, size, template });
       const cpu = process.cpuUsage();

@@ -16,6 +16,7 @@ import { delegateGrant } from './delegate-grant.ts';
 import { parseGrantScope, scopeToWire } from './grant-scope.ts';
 import { grantLink } from './grant-link.ts';
 import { grantView, type GrantView } from './grant-view.ts';
+import { assertRootGrantBounded } from './root-grant-limits.ts';
 import { GRANTABLE_CAPABILITIES } from './purchase-actions.ts';
 
 /** The `POST /v1/grants` body. A root grant names every field; a sub-delegation names its parent and may omit the rest. */
@@ -79,6 +80,7 @@ async function createRootGrant(
   const tokenLocal = parseCardTokenRef(input.resource_id, '/resource_id');
   const now = ctx.clock.now();
   const scope = parseGrantScope(input.scope, now);
+  assertRootGrantBounded(input.capability_id, scope);
   const grantId = mintedId('authority:grant', ctx.newUuid());
   const resourceId = cardCredentialId(tokenLocal);
   const issuedAt = now.toISOString();
