@@ -9,7 +9,13 @@
  * `first_invalid_index` is the first index whose bytes disagree with a stored commitment to them (for a stored
  * interior node that disagrees: the first leaf of its range). A forgery that rewrites every commitment (entry,
  * hashes, nodes, tip) is still caught by the signed checkpoint's root, without an index.
- * Concurrent appends are harmless: entries below the tip read first never change (write-once).
+ * Then the records (record-checks/verify-records.ts): every decision, event, approval, revocation and evidence pack
+ * against the digest its entry commits to, and every `ns.` entry must still have its record. Every stored checkpoint
+ * (not only the latest) must have the recomputed root at its size and restate its signed document.
+ * The first failing index wins, whichever check found it; a failure names the record (`record: { table, id }`) and
+ * what differs (`detail`) when a stored record or checkpoint is at fault.
+ * Concurrent appends are harmless: entries below the tip read first never change (write-once), and records whose
+ * entries are beyond that tip are left for the next verification.
  */
 import { createHash } from 'node:crypto';
 import { CompactRange, encodeBase64, verifyDocument, type PerfectRange } from '@aar/core';
@@ -17,6 +23,9 @@ import type { AppContext } from '../app-context.ts';
 import { AUDIT_ENTRY_SCHEMA } from './audit-entry.ts';
 import { auditOrigin } from './audit-origin.ts';
 import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
+import { DECISION_KINDS } from './record-checks/decision-kinds.ts';
+import type { RecordFailure, RecordFailureReason } from './record-checks/record-findings.ts';
+import { verifyRecords } from './record-checks/verify-records.ts';
 
 export type AuditVerifyFailure =
   | 'entry_missing'
@@ -29,7 +38,8 @@ export type AuditVerifyFailure =
   | 'checkpoint_beyond_tip'
   | 'checkpoint_signature_invalid'
   | 'checkpoint_origin_mismatch'
-  | 'tip_mismatch';
+  | 'tip_mismatch'
+  | RecordFailureReason;
 
 export interface AuditVerification {
   valid: boolean;
@@ -41,6 +51,10 @@ export interface AuditVerification {
   checked: number;
   first_invalid_index?: number;
   failure?: AuditVerifyFailure;
+  /** the stored record (or checkpoint) at fault, when one is */
+  record?: { table: string; id: string };
+  /** which member or column of it differs */
+  detail?: string;
   /** the latest signed checkpoint, or null when none was made yet */
   checkpoint: SignedCheckpoint | null;
 }
@@ -56,10 +70,14 @@ class Invalid extends Error {
   constructor(
     readonly failure: AuditVerifyFailure,
     readonly index?: number,
+    readonly at?: Pick<RecordFailure, 'record' | 'detail'>,
   ) {
     super(failure);
   }
 }
+
+const recordInvalid = (f: RecordFailure): Invalid =>
+  new Invalid(f.reason, f.index, { record: f.record, detail: f.detail });
 
 export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOptions = {}): Promise<AuditVerification> {
   const db = ctx.store.db;
@@ -69,6 +87,8 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   const tip = await db.selectFrom('audit_state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const size = Number(tip.size);
   const claimedRoot = encodeBase64(CompactRange.fromJSON(JSON.parse(tip.frontier)).root());
+  const records = await verifyRecords(db, size, await ctx.keys.jwks());
+  const recordFailure = records.first;
   const range = new CompactRange();
   let prevLeafHash = '';
   let checked = 0;
@@ -85,7 +105,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
     while (checked < size) {
       const rows = await db
         .selectFrom('audit_entries')
-        .select(['idx', 'audit_id', 'entry', 'leaf_hash'])
+        .select(['idx', 'audit_id', 'kind', 'entry', 'leaf_hash'])
         .where('idx', '>=', checked)
         .where('idx', '<', size)
         .orderBy('idx')
@@ -94,6 +114,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
       if (rows.length === 0) throw new Invalid('entry_missing', checked);
       const end = Math.min(Number(rows[rows.length - 1]!.idx) + 1, size);
       const stored = await readNodesCompletedIn(ctx, checked, end);
+      const checkpoints = await readCheckpointsIn(ctx, checked, end);
       for (const row of rows) {
         const index = checked;
         if (Number(row.idx) !== index) throw new Invalid('entry_missing', index);
@@ -114,6 +135,29 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
         if (checkpoint && index + 1 === checkpoint.size && encodeBase64(range.root()) !== checkpoint.root_hash) {
           throw new Invalid('checkpoint_root_mismatch');
         }
+        const signed = checkpoints.get(index + 1);
+        if (signed !== undefined) {
+          const differs = checkpointDiffers(signed, encodeBase64(range.root()));
+          if (differs) {
+            throw new Invalid('checkpoint_root_mismatch', undefined, {
+              record: { table: 'audit_checkpoints', id: String(index + 1) },
+              detail: differs,
+            });
+          }
+        }
+        if (recordFailure?.index === index) throw recordInvalid(recordFailure);
+        if (row.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
+          throw new Invalid('record_missing', index, {
+            record: { table: 'events', id: row.audit_id },
+            detail: 'event',
+          });
+        }
+        if (DECISION_KINDS.has(row.kind) && !records.decisionAnchored.has(index)) {
+          throw new Invalid('record_missing', index, {
+            record: { table: 'decisions', id: row.audit_id },
+            detail: 'decision',
+          });
+        }
         prevLeafHash = leafB64;
         checked += 1;
       }
@@ -124,6 +168,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
       return answer({
         failure: error.failure,
         ...(error.index === undefined ? {} : { first_invalid_index: error.index }),
+        ...(error.at ?? {}),
       });
     }
     throw error;
@@ -131,6 +176,10 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
 
   if (tip.last_leaf_hash !== prevLeafHash || encodeBase64(range.root()) !== claimedRoot) {
     return answer({ failure: 'tip_mismatch' });
+  }
+  if (recordFailure) {
+    // a record naming no entry of the log (its index, if any, was below the walk and already reported)
+    return answer({ failure: recordFailure.reason, record: recordFailure.record, detail: recordFailure.detail });
   }
   if (checkpoint) {
     if (checkpoint.size > size) return answer({ failure: 'checkpoint_beyond_tip' });
@@ -177,4 +226,35 @@ async function readNodesCompletedIn(ctx: AppContext, begin: number, end: number)
     )
     .execute();
   return new Map(rows.map((row) => [`${row.level}:${Number(row.idx)}`, row.hash]));
+}
+
+/** The stored checkpoints of sizes (begin, end]: one SELECT per page of entries. */
+async function readCheckpointsIn(
+  ctx: AppContext,
+  begin: number,
+  end: number,
+): Promise<Map<number, { root_hash: string; timestamp: string; document: string }>> {
+  const rows = await ctx.store.db
+    .selectFrom('audit_checkpoints')
+    .select(['size', 'root_hash', 'timestamp', 'document'])
+    .where('size', '>', begin)
+    .where('size', '<=', end)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.size), r]));
+}
+
+/** What of a stored checkpoint disagrees with the recomputed root or with its own signed document. */
+function checkpointDiffers(
+  row: { root_hash: string; timestamp: string; document: string },
+  root: string,
+): string | undefined {
+  if (row.root_hash !== root) return 'root_hash';
+  try {
+    const doc = JSON.parse(row.document) as Record<string, unknown>;
+    if (doc.root_hash !== root) return 'document';
+    if (doc.timestamp !== row.timestamp) return 'timestamp';
+  } catch {
+    return 'document';
+  }
+  return undefined;
 }

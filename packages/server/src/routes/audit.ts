@@ -57,6 +57,13 @@ const Verification = Type.Object({
   checked: Type.Integer(),
   first_invalid_index: Type.Optional(Type.Integer()),
   failure: Type.Optional(Type.String({ description: 'why the log is invalid (docs/audit.md)' })),
+  record: Type.Optional(
+    Type.Object(
+      { table: Type.String(), id: Type.String() },
+      { description: 'the stored record that disagrees with the audit entry committing to it' },
+    ),
+  ),
+  detail: Type.Optional(Type.String({ description: 'which member or column differs' })),
   checkpoint: Type.Union([Checkpoint, Type.Null()]),
 });
 

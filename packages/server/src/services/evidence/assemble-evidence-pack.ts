@@ -85,6 +85,19 @@ export async function assembleEvidencePack(
   };
   const text = canonicalJson(await signDocument(unsigned, ctx.keys.current()));
   await ctx.writer.run(async (trx) => {
+    // Insert only when absent: the SQLite guard refuses any insert of an existing key, ON CONFLICT or not
+    // (store/migrations/write-once-guards.ts); ON CONFLICT still settles a race between PostgreSQL instances.
+    const existing = await trx
+      .selectFrom('evidence_packs')
+      .select('evidence_pack_id')
+      .where((eb) =>
+        eb.or([
+          eb('evidence_pack_id', '=', evidencePackId),
+          eb('policy_decision_id', '=', decision.policy_decision_id),
+        ]),
+      )
+      .executeTakeFirst();
+    if (existing) return;
     await trx
       .insertInto('evidence_packs')
       .values({

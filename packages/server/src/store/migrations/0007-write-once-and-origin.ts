@@ -15,7 +15,8 @@ import {
  *   checkpoints adopts the origin of its latest one here, so the log keeps the name it was known by.
  * - The guards of write-once-guards.ts on decisions, approvals, events, event operations, grant revocations and
  *   store_meta; on SQLite also the REPLACE guard of the audit tables and evidence packs.
- * - `decisions_audit_ref`: verification finds a decision by its audit entry (audit/verify-records).
+ * - `decisions_audit_ref`, `events_operation`: verification finds records by their entries
+ *   (audit/record-checks/).
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
@@ -34,6 +35,13 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   }
 
   await db.schema.createIndex('decisions_audit_ref').on('decisions').column('audit_ref').execute();
+  // a revocation names its event by (operation, grant): partial, so the events of single changes cost nothing
+  await db.schema
+    .createIndex('events_operation')
+    .on('events')
+    .columns(['operation_ref', 'subject_ref'])
+    .where(sql.ref('operation_ref'), 'is not', null)
+    .execute();
 
   if (dialect === 'postgres') {
     await createPostgresGuardFunction(db);

@@ -1,0 +1,102 @@
+/**
+ * Every approval against the decision that created it (its facts are part of that decision, whose record the
+ * decision's audit entry commits to): the decision exists and names it, who and why are the decision's, `bound` is
+ * what commit-decision.ts derives from the decision's request, and it was created at the decision's instant.
+ * Its state columns (status, decided_at, sca_reference, consumed_by, updated_at) change by the service along the
+ * guarded transitions, each change an event of its own (checked by check-events.ts); `expires_at` comes from the
+ * configured TTL and is not in any record. Pages by `seq`: O(page) memory.
+ */
+import { computeBasketHash } from '@aar/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/index.ts';
+import { entriesById } from './entries-by-id.ts';
+import type { RecordFindings } from './record-findings.ts';
+
+export async function checkApprovals(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
+  let after = -1;
+  for (;;) {
+    const rows = await db
+      .selectFrom('approvals as a')
+      .leftJoin('decisions as d', 'd.policy_decision_id', 'a.policy_decision_id')
+      .select([
+        'a.seq',
+        'a.approval_id',
+        'a.policy_decision_id',
+        'a.principal_entity_id',
+        'a.actor_entity_id',
+        'a.reason',
+        'a.bound',
+        'a.created_at',
+        'd.audit_ref',
+        'd.approval_id as decision_approval_id',
+        'd.reason as decision_reason',
+        'd.decision',
+        'd.request',
+        'd.now',
+      ])
+      .where('a.seq', '>', after)
+      .orderBy('a.seq')
+      .limit(pageSize)
+      .execute();
+    if (rows.length === 0) return;
+    after = Number(rows[rows.length - 1]!.seq);
+    const entries = await entriesById(
+      db,
+      rows.flatMap((r) => (r.audit_ref === null ? [] : [r.audit_ref])),
+      findings.size,
+    );
+    for (const row of rows) {
+      const record = { table: 'approvals', id: row.approval_id };
+      if (row.audit_ref === null || row.request === null) {
+        findings.fail({ reason: 'record_unanchored', record, detail: 'policy_decision_id' });
+        continue;
+      }
+      const entry = entries.get(row.audit_ref);
+      if (!entry) continue; // a decision beyond the tip read (concurrent), or unanchored (check-decisions names it)
+      const detail = approvalProblem(row as typeof row & { request: string });
+      if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
+    }
+  }
+}
+
+function approvalProblem(row: {
+  approval_id: string;
+  principal_entity_id: string;
+  actor_entity_id: string;
+  reason: string;
+  bound: string;
+  created_at: string;
+  decision_approval_id: string | null;
+  decision_reason: string | null;
+  decision: string | null;
+  request: string;
+  now: string | null;
+}): string | undefined {
+  if (row.decision !== 'require_approval' || row.decision_approval_id !== row.approval_id) return 'policy_decision_id';
+  let request: Record<string, unknown>;
+  try {
+    request = JSON.parse(row.request) as Record<string, unknown>;
+  } catch {
+    return 'policy_decision_id';
+  }
+  if (row.principal_entity_id !== request.principal_entity_id) return 'principal_entity_id';
+  if (row.actor_entity_id !== request.actor_entity_id) return 'actor_entity_id';
+  if (row.reason !== row.decision_reason) return 'reason';
+  if (row.created_at !== row.now) return 'created_at';
+  const bound = {
+    actor_entity_id: request.actor_entity_id,
+    principal_entity_id: request.principal_entity_id,
+    subject: request.subject,
+    ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
+    ...(request.amount ? { amount: request.amount } : {}),
+    ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),
+    ...(request.basket !== undefined ? { basket_hash: computeBasketHash(request.basket) } : {}),
+  };
+  let stored: unknown;
+  try {
+    stored = JSON.parse(row.bound);
+  } catch {
+    return 'bound';
+  }
+  return JSON.stringify(stored) === JSON.stringify(bound) ? undefined : 'bound';
+}

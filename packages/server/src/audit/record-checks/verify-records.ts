@@ -1,0 +1,31 @@
+/**
+ * Checks every stored record of the audit-relevant tables against the digest its audit entry commits to
+ * (CONTRACT section 8), so an edit made with the database's guards dropped is found and named: the entry index, the
+ * table and the record. Each table is read in pages joined to its entries by the unique `audit_id` index (no round
+ * trip per entry), so memory is O(page) plus two bits per entry (which entries have their records: the chain walk
+ * then names an `ns.` entry whose record was deleted).
+ */
+import type { Jwks } from '@aar/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/index.ts';
+import { checkApprovals } from './check-approvals.ts';
+import { checkDecisions } from './check-decisions.ts';
+import { checkEvents } from './check-events.ts';
+import { checkEvidencePacks } from './check-evidence-packs.ts';
+import { checkRevocations } from './check-revocations.ts';
+import { RecordFindings } from './record-findings.ts';
+
+export async function verifyRecords(
+  db: Kysely<Database>,
+  size: number,
+  jwks: Jwks,
+  pageSize = 2000,
+): Promise<RecordFindings> {
+  const findings = new RecordFindings(size);
+  await checkDecisions(db, findings, pageSize);
+  await checkEvents(db, findings, pageSize);
+  await checkRevocations(db, findings, pageSize * 5);
+  await checkApprovals(db, findings, pageSize);
+  await checkEvidencePacks(db, findings, jwks, pageSize);
+  return findings;
+}
