@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from './clock.ts';
 import type { AppConfig } from './config.ts';
 import type { KeyRing } from './keys/key-ring.ts';
+import type { HostResolver } from './services/webhooks/target-guard.ts';
 import type { Store } from './store/index.ts';
 import type { WriteQueue } from './store/write-queue.ts';
 
@@ -15,6 +16,8 @@ export interface AppContext {
   readonly writer: WriteQueue;
   /** mints UUIDv7s (RFC 9562); tests may make this deterministic */
   readonly newUuid: () => string;
+  /** resolves webhook target names (SSRF guard); the system resolver when absent; tests inject their own */
+  readonly resolveHost?: HostResolver;
 }
 
 export const defaultUuid = (): string => uuidv7();

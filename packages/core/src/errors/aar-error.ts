@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'reference_not_found' // a referenced resource (principal, card token, parent grant…) does not exist
   | 'reference_invalid' // a referenced resource exists but cannot be used (wrong type, inactive, other principal)
   | 'scope_not_subset' // a child grant is wider than its parent
+  | 'webhook_target_refused' // a webhook URL is not https or reaches a private, loopback or reserved address
   | 'rate_limited'
   | 'audit_unavailable' // fail closed: the audit chain cannot be written
   | 'storage_unavailable' // the database does not answer

@@ -3,6 +3,7 @@ import { buildApp } from '../app.ts';
 import { loggerOptions } from '../http/observability.ts';
 import { openRuntime } from '../runtime.ts';
 import { startSweeping } from '../services/maintenance/sweep-expired.ts';
+import { WebhookWorker } from '../workers/webhook-worker.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
 import { serveUntilStopped } from './serve-until-stopped.ts';
 
@@ -20,7 +21,25 @@ export function registerServeCommand(program: Command): void {
       const app = await buildApp(ctx, { logger: loggerOptions(config) });
       await serveUntilStopped(ctx, app, {
         message: 'aar serving',
-        onStart: () => startSweeping(ctx, (error) => app.log.error({ err: error }, 'housekeeping sweep failed')),
+        onStart: () => {
+          const stopSweeping = startSweeping(ctx, (error) =>
+            app.log.error({ err: error }, 'housekeeping sweep failed'),
+          );
+          if (config.webhookAllowInsecure) {
+            app.log.warn(
+              'AAR_WEBHOOK_ALLOW_INSECURE is set: webhooks may target http and private or loopback addresses (development and tests only)',
+            );
+          }
+          // the webhook worker: logs name the endpoint, never its URL path, query or secret
+          const worker = new WebhookWorker(ctx, {
+            onError: (error, endpointId) => app.log.error({ err: error, endpoint_id: endpointId }, 'webhook worker'),
+          });
+          void worker.start().catch((error: unknown) => app.log.error({ err: error }, 'webhook worker did not start'));
+          return async () => {
+            stopSweeping();
+            await worker.stop();
+          };
+        },
       });
     });
 }

@@ -10,8 +10,8 @@ import { ensureBootstrapToken } from '../http/authenticate.ts';
 export interface ServeOptions {
   /** the log line once listening */
   message: string;
-  /** runs once listening; returns what to do on shutdown */
-  onStart?: () => () => void;
+  /** runs once listening; returns what to do on shutdown (awaited before the app and the store close) */
+  onStart?: () => () => void | Promise<void>;
 }
 
 export async function serveUntilStopped(ctx: AppContext, app: FastifyInstance, options: ServeOptions): Promise<void> {
@@ -27,7 +27,7 @@ export async function serveUntilStopped(ctx: AppContext, app: FastifyInstance, o
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    onStop?.();
+    await onStop?.();
     await app.close();
     await ctx.store.close();
   };

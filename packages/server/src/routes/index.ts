@@ -17,6 +17,7 @@ import { referenceRoutes } from './references.ts';
 import { riskSignalRoutes } from './risk-signals.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { tokenRoutes } from './tokens.ts';
+import { webhookEndpointRoutes } from './webhook-endpoints.ts';
 
 /** One file per resource; each registers its own routes with their schemas (which feed the OpenAPI document). */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -32,5 +33,6 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await runtimeRoutes(app, ctx, new GrantLinkVerifier(ctx, grantCache));
   await auditRoutes(app, ctx);
   await evidencePackRoutes(app, ctx);
+  await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
 }

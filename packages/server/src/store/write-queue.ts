@@ -57,6 +57,7 @@ export class WriteQueue {
   #running = false;
   #batches = 0;
   #units = 0;
+  readonly #commitListeners = new Set<() => void>();
 
   constructor(store: Store, clock: Clock, newUuid: () => string, options: WriteQueueOptions = {}) {
     this.#store = store;
@@ -74,6 +75,15 @@ export class WriteQueue {
   /** units run so far; units / batches is the mean group size */
   get units(): number {
     return this.#units;
+  }
+
+  /**
+   * Calls `listener` after every batch that committed at least one unit (the webhook worker wakes on it). Listeners
+   * must not throw and must return at once. Returns the function that removes it.
+   */
+  onCommit(listener: () => void): () => void {
+    this.#commitListeners.add(listener);
+    return () => this.#commitListeners.delete(listener);
   }
 
   run<T>(unit: WriteUnit<T>): Promise<T> {
@@ -149,6 +159,7 @@ export class WriteQueue {
       if (outcome.ok) pending.resolve(outcome.value);
       else pending.reject(outcome.error);
     });
+    if (outcomes.some((o) => o.ok)) for (const listener of this.#commitListeners) listener();
   }
 }
 

@@ -1,0 +1,243 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
+import { createEndpoint, CONNECTOR_ID_PATTERN } from '../services/webhooks/create-endpoint.ts';
+import { deleteEndpoint } from '../services/webhooks/delete-endpoint.ts';
+import { endpointView } from '../services/webhooks/endpoint-view.ts';
+import { listDeliveries } from '../services/webhooks/list-deliveries.ts';
+import { readEndpoint } from '../services/webhooks/read-endpoint.ts';
+import { replayEvents } from '../services/webhooks/replay-events.ts';
+import { rotateSecret } from '../services/webhooks/rotate-secret.ts';
+import { disableEndpoint, enableEndpoint } from '../services/webhooks/set-endpoint-state.ts';
+import { updateEndpoint } from '../services/webhooks/update-endpoint.ts';
+import { pageQueryProperties, pageRequest, PageQuery, pageSchema, toPage } from './pagination.ts';
+import { IdParams, Timestamp } from './schemas.ts';
+
+const Profile = Type.Union([Type.Literal('shared_secret'), Type.Literal('asymmetric'), Type.Literal('cose')]);
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https only (docs/webhooks.md, SSRF rules)' });
+const EventTypes = Type.Array(Type.String({ maxLength: 200 }), {
+  maxItems: 64,
+  description: 'exact types (`ns.authority.revoked`) or families (`ns.decision.*`); omitted: every event',
+});
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const Endpoint = Type.Object({
+  endpoint_id: Type.String({ description: '`ns:webhook_endpoint:<uuid>`' }),
+  url: Type.String(),
+  profile: Profile,
+  event_types: Nullable(Type.Array(Type.String())),
+  description: Nullable(Type.String()),
+  connector_id: Nullable(Type.String()),
+  state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  disabled_reason: Nullable(Type.String({ description: '`admin`, `gone` (answered 410) or `failing` (5 days)' })),
+  previous_secret_expires_at: Nullable(Timestamp),
+  failing_since: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const CreatedEndpoint = Type.Intersect([
+  Endpoint,
+  Type.Object({
+    secret: Type.Optional(Type.String({ description: 'the `whsec_` secret (shared_secret only): shown this once' })),
+  }),
+]);
+
+const CreateBody = Type.Object(
+  {
+    url: Url,
+    profile: Profile,
+    event_types: Type.Optional(EventTypes),
+    description: Type.Optional(Type.String({ maxLength: 1024 })),
+    connector_id: Type.Optional(Type.String({ maxLength: 160, pattern: CONNECTOR_ID_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+
+const PatchBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    event_types: Type.Optional(Nullable(EventTypes)),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  },
+  { additionalProperties: false },
+);
+
+const Attempt = Type.Object({
+  event_id: Type.String(),
+  event_type: Type.String(),
+  attempt: Type.Integer({ description: '1 for the first attempt; replays start again at 1' }),
+  status: Type.Union([
+    Type.Literal('succeeded'),
+    Type.Literal('failed'),
+    Type.Literal('pending'),
+    Type.Literal('exhausted'),
+  ]),
+  response_status: Nullable(Type.Integer()),
+  duration_ms: Nullable(Type.Integer()),
+  next_attempt_at: Nullable(Timestamp),
+  attempted_at: Nullable(Timestamp),
+  error: Nullable(Type.String({ description: '`timeout`, `connection_failed: <code>`, `target_refused: <reason>`' })),
+  replay: Type.Boolean(),
+});
+
+const DeliveriesQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    status: Type.Optional(
+      Type.Union([
+        Type.Literal('succeeded'),
+        Type.Literal('failed'),
+        Type.Literal('pending'),
+        Type.Literal('exhausted'),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ReplayBody = Type.Object(
+  {
+    since: Timestamp,
+    until: Type.Optional(Timestamp),
+    event_types: Type.Optional(EventTypes),
+  },
+  { additionalProperties: false },
+);
+
+/** Webhook endpoints (CONTRACT section 9). Admin only: endpoints receive every principal's events. */
+export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['webhooks'];
+  const roles = ['admin'] as const;
+
+  r.post('/v1/webhook-endpoints', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only)',
+      body: CreateBody,
+      response: { 201: CreatedEndpoint },
+    },
+    handler: async (req, reply) => reply.code(201).send(await createEndpoint(ctx, req.credential, req.body)),
+  });
+
+  r.get('/v1/webhook-endpoints', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'List webhook endpoints',
+      querystring: PageQuery,
+      response: { 200: pageSchema(Endpoint) },
+    },
+    handler: async (req) => {
+      const page = pageRequest(req.query);
+      const rows = await ctx.store.db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('seq', '>', page.afterSeq)
+        .orderBy('seq')
+        .limit(page.limit + 1)
+        .execute();
+      const now = ctx.clock.now();
+      return toPage(rows, page.limit, (row) => endpointView(row, now));
+    },
+  });
+
+  r.get('/v1/webhook-endpoints/:id', {
+    config: { roles },
+    schema: { tags, summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Endpoint } },
+    handler: async (req) => endpointView(await readEndpoint(ctx.store.db, req.params.id), ctx.clock.now()),
+  });
+
+  r.patch('/v1/webhook-endpoints/:id', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'Change an endpoint’s url, event_types or description',
+      params: IdParams,
+      body: PatchBody,
+      response: { 200: Endpoint },
+    },
+    handler: async (req) => updateEndpoint(ctx, req.credential, req.params.id, req.body),
+  });
+
+  r.delete('/v1/webhook-endpoints/:id', {
+    config: { roles },
+    schema: { tags, summary: 'Delete an endpoint and its attempts log', params: IdParams },
+    handler: async (req, reply) => {
+      await deleteEndpoint(ctx, req.credential, req.params.id);
+      return reply.code(204).send();
+    },
+  });
+
+  r.post('/v1/webhook-endpoints/:id/rotate-secret', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'New secret; the old one keeps signing beside it for 24 h (two `v1,` signatures)',
+      params: IdParams,
+      response: {
+        200: Type.Object({
+          endpoint_id: Type.String(),
+          secret: Type.String({ description: 'shown this once' }),
+          previous_secret_expires_at: Timestamp,
+        }),
+      },
+    },
+    handler: async (req) => rotateSecret(ctx, req.credential, req.params.id),
+  });
+
+  for (const [verb, act] of [
+    ['enable', enableEndpoint],
+    ['disable', disableEndpoint],
+  ] as const) {
+    r.post(`/v1/webhook-endpoints/:id/${verb}`, {
+      config: { roles },
+      schema: {
+        tags,
+        summary:
+          verb === 'enable'
+            ? 'Enable an endpoint: its pending attempts resume (events while disabled: use replay)'
+            : 'Disable an endpoint: nothing is delivered to it until enabled',
+        params: IdParams,
+        response: { 200: Endpoint },
+      },
+      handler: async (req) => act(ctx, req.credential, req.params.id),
+    });
+  }
+
+  r.get('/v1/webhook-endpoints/:id/deliveries', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'The attempts log, newest first',
+      params: IdParams,
+      querystring: DeliveriesQuery,
+      response: { 200: pageSchema(Attempt) },
+    },
+    handler: async (req) => {
+      const page = pageRequest({ limit: req.query.limit });
+      return listDeliveries(ctx, req.params.id, {
+        limit: page.limit,
+        cursor: req.query.cursor,
+        status: req.query.status,
+      });
+    },
+  });
+
+  r.post('/v1/webhook-endpoints/:id/replay', {
+    config: { roles },
+    schema: {
+      tags,
+      summary: 'Queue again the events of a time range for this endpoint (same webhook-id)',
+      params: IdParams,
+      body: ReplayBody,
+      response: {
+        202: Type.Object({ endpoint_id: Type.String(), queued: Type.Integer(), since: Timestamp, until: Timestamp }),
+      },
+    },
+    handler: async (req, reply) => reply.code(202).send(await replayEvents(ctx, req.params.id, req.body)),
+  });
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { fieldError, generateWebhookSecret } from '@aar/core';
+import { sql } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import type { Credential } from '../../http/fastify-types.ts';
+import { actorOf } from '../actor-of.ts';
+import { checkTargetAtRegistration } from './check-target.ts';
+import { endpointView, urlOrigin, type WebhookEndpointView } from './endpoint-view.ts';
+import { parseEventTypeFilter } from './event-type-filter.ts';
+import { ENDPOINT_ID_PREFIX } from './read-endpoint.ts';
+import { appendWebhookEvent } from './webhook-events.ts';
+
+export const CONNECTOR_ID_PATTERN = '^ns:connector:[A-Za-z0-9._:-]{1,128}$';
+/** bytes of a generated `whsec_` secret (Standard Webhooks: 24-64) */
+const SECRET_BYTES = 32;
+
+export interface CreateEndpointInput {
+  url: string;
+  profile: 'shared_secret' | 'asymmetric' | 'cose';
+  event_types?: string[] | undefined;
+  description?: string | undefined;
+  connector_id?: string | undefined;
+}
+
+export type CreatedEndpoint = WebhookEndpointView & { secret?: string };
+
+/**
+ * Registers an endpoint. It receives the events committed after it was created (its cursor starts at the newest
+ * event; older ones: replay). The `whsec_` secret of a `shared_secret` endpoint is in this response only.
+ */
+export async function createEndpoint(
+  ctx: AppContext,
+  credential: Credential | null,
+  input: CreateEndpointInput,
+): Promise<CreatedEndpoint> {
+  const eventTypes = input.event_types === undefined ? null : parseEventTypeFilter(input.event_types, '/event_types');
+  if (input.connector_id !== undefined && !new RegExp(CONNECTOR_ID_PATTERN).test(input.connector_id)) {
+    throw fieldError('invalid_id', '/connector_id', 'must be an id of the form `ns:connector:<id>`');
+  }
+  await checkTargetAtRegistration(ctx, input.url);
+  const secret =
+    input.profile === 'shared_secret' ? generateWebhookSecret(new Uint8Array(randomBytes(SECRET_BYTES))) : null;
+  const endpointId = `${ENDPOINT_ID_PREFIX}${ctx.newUuid()}`;
+  const now = ctx.clock.now();
+  const row = await ctx.writer.run(async (trx) => {
+    // The write queue holds the audit tip (FOR UPDATE on PostgreSQL) for this batch, so no other instance's event
+    // is uncommitted below this maximum: the endpoint gets exactly the events committed after it.
+    const top = await trx
+      .selectFrom('events')
+      .select(sql<number | null>`max(seq)`.as('seq'))
+      .executeTakeFirst();
+    const inserted = await trx
+      .insertInto('webhook_endpoints')
+      .values({
+        endpoint_id: endpointId,
+        url: input.url,
+        profile: input.profile,
+        event_types: eventTypes === null ? null : JSON.stringify(eventTypes),
+        description: input.description ?? null,
+        connector_id: input.connector_id ?? null,
+        state: 'enabled',
+        disabled_reason: null,
+        secret,
+        previous_secret: null,
+        previous_secret_until: null,
+        cursor_seq: Number(top?.seq ?? 0),
+        failing_since: null,
+        lease_owner: null,
+        lease_until: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await appendWebhookEvent(
+      trx,
+      ctx,
+      endpointId,
+      actorOf(credential),
+      'ns.webhook.endpoint_created',
+      'webhook_endpoint_registered',
+      {
+        profile: input.profile,
+        url_origin: urlOrigin(input.url),
+        event_types: eventTypes,
+        connector_id: input.connector_id ?? null,
+        new_state: 'enabled',
+      },
+    );
+    return inserted;
+  });
+  const view: CreatedEndpoint = endpointView(row, now);
+  if (secret !== null) view.secret = secret;
+  return view;
+}

@@ -1,0 +1,253 @@
+/**
+ * The webhook delivery worker of `aar serve` (CONTRACT section 9, docs/webhooks.md). It reads the outbox (the
+ * `events` table, never written here) and delivers at least once:
+ * - WAKE: right after a local commit that wrote anything (write queue), on PostgreSQL at every other instance's
+ *   commit of events (LISTEN/NOTIFY), and every `pollMs` anyway (retries falling due, a lost notification).
+ * - ONE INSTANCE PER ENDPOINT: an endpoint is leased (claim-endpoints.ts); the holder queues its new events as first
+ *   attempts in commit order (fan-out-events.ts), then makes the due attempts one after another in commit order,
+ *   so a receiver sees first attempts in commit order. A failed event does not hold back the events after it: its
+ *   retry is queued for later (retry-schedule.ts) and is made when due, so retries arrive out of order; receivers
+ *   de-duplicate by `webhook-id` (= event_id) and must not rely on order.
+ * - AT LEAST ONCE: an attempt is settled after it was made; a crash between the two (or a lost lease) means it is
+ *   made again, with the same `webhook-id`, after the lease expires. Every endpoint is worked concurrently with
+ *   the others (up to `concurrency`), so a slow receiver delays only itself.
+ * Every input is an argument: the clock is the context's, DNS is `resolveHost`, and tests drive it with drain().
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Agent } from 'undici';
+import type { AppContext } from '../app-context.ts';
+import { claimEndpoints, releaseLease, renewLease } from '../services/webhooks/claim-endpoints.ts';
+import { deliverAttempt, DELIVERY_TIMEOUT_MS } from '../services/webhooks/deliver-attempt.ts';
+import { loadEnvelopes, signDelivery } from '../services/webhooks/delivery-bodies.ts';
+import { dueAttempts } from '../services/webhooks/due-attempts.ts';
+import type { WebhookEndpointRow } from '../services/webhooks/endpoint-view.ts';
+import { FAN_OUT_PAGE, fanOutEvents, LeaseLostError } from '../services/webhooks/fan-out-events.ts';
+import { settleAttempts, succeeded, type AttemptOutcome } from '../services/webhooks/settle-attempts.ts';
+import { pinnedLookup, systemResolver, type HostResolver } from '../services/webhooks/target-guard.ts';
+import { listenForEvents } from './listen-events.ts';
+
+export interface WebhookWorkerOptions {
+  /** DNS for delivery targets (the SSRF guard checks every address it returns); the system resolver by default */
+  resolveHost?: HostResolver;
+  /** deadline of one attempt, ms (CONTRACT: 15 s) */
+  timeoutMs?: number;
+  /** how long a lease on an endpoint lasts without renewal, ms; an instance that dies is taken over after it */
+  leaseMs?: number;
+  /** the longest sleep between passes, ms */
+  pollMs?: number;
+  /** attempts made per round before their results are written */
+  batchSize?: number;
+  /** endpoints worked at once by this instance */
+  concurrency?: number;
+  /** failures of the worker itself (a database error); never carries a secret */
+  onError?: (error: unknown, endpointId?: string) => void;
+}
+
+export interface WebhookWorkerStats {
+  attempts: number;
+  succeeded: number;
+  failed: number;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+
+export class WebhookWorker {
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly stats: WebhookWorkerStats = { attempts: 0, succeeded: 0, failed: 0 };
+  readonly #ctx: AppContext;
+  readonly #resolve: HostResolver;
+  readonly #timeoutMs: number;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #batchSize: number;
+  readonly #concurrency: number;
+  readonly #onError: (error: unknown, endpointId?: string) => void;
+  readonly #active = new Map<string, Promise<void>>();
+  readonly #agents = new Map<string, { url: string; agent: Agent }>();
+  #stopped = true;
+  #woken = false;
+  #wakeResolve: (() => void) | null = null;
+  #loop: Promise<void> | null = null;
+  #offCommit: (() => void) | null = null;
+  #unlisten: (() => Promise<void>) | null = null;
+
+  constructor(ctx: AppContext, options: WebhookWorkerOptions = {}) {
+    this.#ctx = ctx;
+    this.#resolve = options.resolveHost ?? ctx.resolveHost ?? systemResolver;
+    this.#timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#pollMs = options.pollMs ?? 1_000;
+    this.#batchSize = options.batchSize ?? 64;
+    this.#concurrency = options.concurrency ?? 16;
+    this.#onError = options.onError ?? (() => undefined);
+  }
+
+  /** Starts the background loop (aar serve). */
+  async start(): Promise<void> {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#offCommit = this.#ctx.writer.onCommit(() => this.wake());
+    this.#unlisten = await listenForEvents(this.#ctx, () => this.wake());
+    this.#loop = this.#run();
+  }
+
+  /** Stops taking work, lets the attempts in flight finish and settle, and closes connections. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.wake();
+    await this.#loop;
+    await Promise.allSettled([...this.#active.values()]);
+    this.#offCommit?.();
+    await this.#unlisten?.();
+    await Promise.allSettled([...this.#agents.values()].map(({ agent }) => agent.close()));
+    this.#agents.clear();
+  }
+
+  /** Look for work now instead of at the next poll. */
+  wake(): void {
+    this.#woken = true;
+    const resolve = this.#wakeResolve;
+    this.#wakeResolve = null;
+    resolve?.();
+  }
+
+  /** Works until nothing is due now (tests, with a clock they move; and `stop` semantics aside, nothing else). */
+  async drain(): Promise<void> {
+    const wasStopped = this.#stopped;
+    this.#stopped = false;
+    try {
+      for (;;) {
+        const claimed = await this.#pass();
+        if (claimed === 0 && this.#active.size === 0) return;
+        await Promise.allSettled([...this.#active.values()]);
+      }
+    } finally {
+      this.#stopped = wasStopped;
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      this.#woken = false;
+      try {
+        await this.#pass();
+      } catch (error) {
+        this.#onError(error);
+      }
+      if (this.#woken || this.#stopped) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.#wakeResolve = null;
+          resolve();
+        }, this.#pollMs);
+        this.#wakeResolve = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Claims the endpoints that have work and starts working each; returns how many it claimed. */
+  async #pass(): Promise<number> {
+    const free = this.#concurrency - this.#active.size;
+    const claimed = await claimEndpoints(this.#ctx, this.instanceId, this.#leaseMs, free, [...this.#active.keys()]);
+    for (const endpoint of claimed) {
+      const id = endpoint.endpoint_id;
+      const work = this.#work(endpoint)
+        .catch((error: unknown) => {
+          if (!(error instanceof LeaseLostError)) this.#onError(error, id);
+        })
+        .finally(() => {
+          this.#active.delete(id);
+          this.wake();
+        });
+      this.#active.set(id, work);
+    }
+    return claimed.length;
+  }
+
+  async #work(claimed: WebhookEndpointRow): Promise<void> {
+    const ctx = this.#ctx;
+    let endpoint: WebhookEndpointRow | undefined = claimed;
+    let renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+    try {
+      while (endpoint && endpoint.state === 'enabled' && !this.#stopped) {
+        const passed = await fanOutEvents(ctx, endpoint, this.instanceId);
+        const due = await dueAttempts(ctx, endpoint.endpoint_id, this.#batchSize);
+        if (due.length === 0) {
+          if (passed < FAN_OUT_PAGE) return;
+          continue;
+        }
+        const envelopes = await loadEnvelopes(ctx, [...new Set(due.map((d) => d.event_id))]);
+        const outcomes: AttemptOutcome[] = [];
+        for (const attempt of due) {
+          if (this.#stopped) break;
+          if (ctx.clock.now().getTime() >= renewAt) {
+            const renewed: WebhookEndpointRow | undefined = await renewLease(
+              ctx,
+              endpoint.endpoint_id,
+              this.instanceId,
+              this.#leaseMs,
+            );
+            if (!renewed || renewed.state !== 'enabled') break;
+            endpoint = renewed;
+            renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+          }
+          const envelope = envelopes.get(attempt.event_id);
+          const attemptedAt = ctx.clock.now();
+          if (!envelope) {
+            // events are write-once and never deleted: only a damaged store gets here
+            outcomes.push({
+              attempt,
+              attemptedAt,
+              response: { status: null, retryAfter: undefined, durationMs: 0, error: 'event_missing', bytesRead: 0 },
+            });
+            continue;
+          }
+          const signed = await signDelivery(ctx, endpoint, envelope, attemptedAt);
+          const response = await deliverAttempt(
+            {
+              url: endpoint.url,
+              body: signed.body,
+              headers: { ...signed.headers, 'content-type': signed.contentType, 'user-agent': 'aar-webhooks/1' },
+            },
+            {
+              dispatcher: this.#agentFor(endpoint),
+              allowInsecure: ctx.config.webhookAllowInsecure,
+              timeoutMs: this.#timeoutMs,
+            },
+          );
+          outcomes.push({ attempt, attemptedAt, response });
+          this.stats.attempts += 1;
+          if (succeeded(response)) this.stats.succeeded += 1;
+          else this.stats.failed += 1;
+          if (response.status === 410) break;
+        }
+        const settled = await settleAttempts(ctx, endpoint, outcomes);
+        if (settled.disabled) return;
+        endpoint = await renewLease(ctx, endpoint.endpoint_id, this.instanceId, this.#leaseMs);
+        renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+      }
+    } finally {
+      await releaseLease(ctx, claimed.endpoint_id, this.instanceId).catch((error: unknown) =>
+        this.#onError(error, claimed.endpoint_id),
+      );
+    }
+  }
+
+  /** One connection pool per endpoint, connecting only through the SSRF guard's pinned lookup. */
+  #agentFor(endpoint: WebhookEndpointRow): Agent {
+    const known = this.#agents.get(endpoint.endpoint_id);
+    if (known && known.url === endpoint.url) return known.agent;
+    if (known) void known.agent.close().catch(() => undefined);
+    const agent = new Agent({
+      connect: { lookup: pinnedLookup(this.#resolve, this.#ctx.config.webhookAllowInsecure), timeout: this.#timeoutMs },
+      connections: 4,
+      keepAliveTimeout: 4_000,
+    });
+    this.#agents.set(endpoint.endpoint_id, { url: endpoint.url, agent });
+    return agent;
+  }
+}
