@@ -7,6 +7,7 @@
 package aar
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -339,4 +340,9 @@ func isGenericJSON(v any, depth int) bool {
 		return true
 	}
 	return false
+}
+
+// jsonUnmarshalStrict decodes canonical bytes into a struct (used on values already parsed strictly).
+func jsonUnmarshalStrict(data []byte, v any) error {
+	return json.Unmarshal(data, v)
 }

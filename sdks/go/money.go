@@ -14,20 +14,10 @@ type Money struct {
 	Currency string      `json:"currency"`
 }
 
-// currencyExponents lists the ISO 4217 currencies whose minor unit is not 2 decimals.
-var currencyExponents = map[string]int{
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0, "UGX": 0,
-	"UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"CLF": 4, "UYW": 4,
-}
-
-// CurrencyExponent is the number of decimals of a currency's minor unit (2 unless listed).
-func CurrencyExponent(currency string) int {
-	if e, ok := currencyExponents[currency]; ok {
-		return e
-	}
-	return 2
+// CurrencyExponent is the number of decimals of a currency's minor unit, and whether the code is ISO 4217.
+func CurrencyExponent(currency string) (int, bool) {
+	e, ok := iso4217Digits[currency]
+	return e, ok
 }
 
 // MoneyFromMinor builds an API amount from integer minor units, exactly: 4250 EUR is "42.50", 12345 BHD "12.345".
@@ -35,10 +25,10 @@ func MoneyFromMinor(minor int64, currency string) (Money, error) {
 	if minor < 0 {
 		return Money{}, fmt.Errorf("aar: negative amount")
 	}
-	if len(currency) != 3 || strings.ToUpper(currency) != currency {
+	e, ok := CurrencyExponent(currency)
+	if !ok {
 		return Money{}, fmt.Errorf("aar: currency %q is not ISO 4217 alpha-3", currency)
 	}
-	e := CurrencyExponent(currency)
 	digits := strconv.FormatInt(minor, 10)
 	if e == 0 {
 		return Money{Amount: json.Number(digits), Currency: currency}, nil
@@ -47,4 +37,47 @@ func MoneyFromMinor(minor int64, currency string) (Money, error) {
 		digits = "0" + digits
 	}
 	return Money{Amount: json.Number(digits[:len(digits)-e] + "." + digits[len(digits)-e:]), Currency: currency}, nil
+}
+
+// parseWireAmount converts a wire amount (major units, a JSON number) to integer minor units exactly, as core's
+// parseAmount does: finite, > 0, a known currency, no more decimals than it allows, a safe integer result.
+func parseWireAmount(amount, currency any) (float64, string, bool) {
+	f, ok := amount.(float64)
+	cur, ok2 := currency.(string)
+	if !ok || !ok2 || !(f > 0) {
+		return 0, "", false
+	}
+	digits, known := iso4217Digits[cur]
+	if !known {
+		return 0, "", false
+	}
+	text := esNumber(f) // the shortest decimal of the double, as String(amount)
+	mantissa, exp := text, 0
+	if i := strings.IndexAny(text, "e"); i >= 0 {
+		mantissa = text[:i]
+		exp, _ = strconv.Atoi(text[i+1:])
+	}
+	intPart, frac, _ := strings.Cut(mantissa, ".")
+	all := strings.TrimLeft(intPart+frac, "0")
+	digitsText := strings.TrimRight(all, "0")
+	if digitsText == "" {
+		return 0, "", false
+	}
+	scale := exp - len(frac) + (len(all) - len(digitsText))
+	all = digitsText
+	if -scale > digits {
+		return 0, "", false
+	}
+	if scale < 0 && len(all) > 15 {
+		return 0, "", false
+	}
+	minorText := all + strings.Repeat("0", scale+digits)
+	if len(minorText) > 16 {
+		return 0, "", false
+	}
+	minor, err := strconv.ParseInt(minorText, 10, 64)
+	if err != nil || minor > maxSafeInteger {
+		return 0, "", false
+	}
+	return float64(minor), cur, true
 }
