@@ -60,7 +60,7 @@ def parse_amount(amount: Any, currency: Any) -> dict[str, Any]:
     return {"minor": minor, "currency": currency}
 
 
-def to_major_units(minor: int, currency: str) -> int | float | Decimal:
+def to_major_units(minor: int, currency: str) -> int | float:
     """The exact JSON number of major units for `minor` (an int when the currency has no decimals)."""
     places = CURRENCY_DIGITS[currency]
     if places == 0:
@@ -69,9 +69,9 @@ def to_major_units(minor: int, currency: str) -> int | float | Decimal:
 
 
 def format_money(minor: int, currency: str) -> str:
-    """`30.00 EUR`, `5000 JPY`, `12.500 BHD`."""
+    """`30.00 EUR`, `5000 JPY`, `12.500 BHD`: every minor digit of the currency."""
     places = CURRENCY_DIGITS[currency]
     sign = "-" if minor < 0 else ""
     text = str(abs(minor)).rjust(places + 1, "0")
-    return f"{sign}{text}" + ("" if places == 0 else "") + f" {currency}" if places == 0 else \
-        f"{sign}{text[:-places]}.{text[-places:]} {currency}"
+    major = text if places == 0 else f"{text[:-places]}.{text[-places:]}"
+    return f"{sign}{major} {currency}"
