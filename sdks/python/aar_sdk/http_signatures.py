@@ -9,7 +9,6 @@ scheme and host, default port dropped, empty path `/`); a URL with userinfo is r
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 import secrets
