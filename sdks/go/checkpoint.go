@@ -2,6 +2,7 @@ package aar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 )
@@ -112,7 +113,7 @@ func ParseInclusionProof(v any) (InclusionProof, error) {
 func (p InclusionProof) Verify(rootBase64 string) error {
 	root, ok := decodeBase64Strict(rootBase64)
 	if !ok || len(root) != 32 {
-		return fmt.Errorf("malformed_root")
+		return errors.New("malformed_root")
 	}
 	leaf, _ := decodeBase64Strict(p.LeafHash)
 	proof := make([][]byte, len(p.Hashes))
@@ -153,12 +154,12 @@ func VerifyCheckpoint(ctx context.Context, checkpoint any, keys KeySource, origi
 	return CheckpointVerification{Valid: true, Checkpoint: cp, KeyID: sig.KeyID}
 }
 
-// VerifyInclusionInCheckpoint verifies a signed checkpoint and that proof leads from entry (the audit entry's exact
+// VerifyInclusionInCheckpoint returns nil or an error whose text is the failure code. It verifies a signed checkpoint and that proof leads from entry (the audit entry's exact
 // bytes) to its root.
 func VerifyInclusionInCheckpoint(ctx context.Context, entry []byte, proof, checkpoint any, keys KeySource, origin string) error {
 	cv := VerifyCheckpoint(ctx, checkpoint, keys, origin)
 	if !cv.Valid {
-		return fmt.Errorf("checkpoint: %s", cv.Failure)
+		return errors.New(cv.Failure)
 	}
 	pv, err := documentValue(proof)
 	if err != nil {
@@ -166,13 +167,13 @@ func VerifyInclusionInCheckpoint(ctx context.Context, entry []byte, proof, check
 	}
 	p, err := ParseInclusionProof(pv)
 	if err != nil {
-		return fmt.Errorf("malformed_proof: %v", err)
+		return errors.New("malformed_proof")
 	}
 	if p.TreeSize != cv.Checkpoint.Size {
-		return fmt.Errorf("tree_size_mismatch")
+		return errors.New("tree_size_mismatch")
 	}
 	if encodeBase64(LeafHash(entry)) != p.LeafHash {
-		return fmt.Errorf("leaf_hash_mismatch")
+		return errors.New("leaf_hash_mismatch")
 	}
 	return p.Verify(cv.Checkpoint.RootHash)
 }
