@@ -35,11 +35,13 @@ export const APPROVAL_EVENTS = [
   }),
   defineEventType({
     event_type: 'ns.approval.expired',
-    description: 'a pending approval passes its `expires_at` undecided: a retry is denied (`approval_expired`)',
+    description:
+      'a pending approval passed its `expires_at` undecided (announced once, by the service\u2019s periodic sweep): ' +
+      'a retry is denied (`approval_expired`); the principal\u2019s app may withdraw the request it shows',
     subject_ref: APPROVAL,
     reason_codes: ['approval_expired'],
     principal_entity_id: 'always',
-    actor_entity_id: 'sometimes',
+    actor_entity_id: 'never',
     data_schema: closedObject({
       policy_decision_id: id('decision', 'the decision that required the approval'),
       ...stateChange(['pending'], ['expired']),

@@ -2,10 +2,10 @@
 import { REASON_CODES, type Decision } from '../../decide/reason-codes.ts';
 import { id, MONEY, nullable, oneOf, TIMESTAMP, type JsonSchema } from '../schema-parts.ts';
 
-export function decisionData(decision: Decision): Record<string, JsonSchema> {
+export function decisionData(...decisions: Decision[]): Record<string, JsonSchema> {
   return {
     policy_decision_id: id('decision'),
-    decision: oneOf([decision]),
+    decision: oneOf(decisions),
     subject: id('capability', 'the capability the request asked for'),
     merchant_id: nullable({ type: 'string', minLength: 1, description: 'the plain merchant id of the request' }),
     amount: nullable(MONEY),
@@ -20,9 +20,9 @@ export const APPROVAL_DATA: Record<string, JsonSchema> = {
   expires_at: { ...TIMESTAMP, description: 'when the approval lapses if the principal does not decide' },
 };
 
-/** The reason codes of one decision (CONTRACT section 3). */
-export function reasonsOf(decision: Decision): string[] {
+/** The reason codes of the decisions named (CONTRACT section 3). */
+export function reasonsOf(...decisions: Decision[]): string[] {
   return Object.entries(REASON_CODES)
-    .filter(([, info]) => info.decision === decision)
+    .filter(([, info]) => decisions.includes(info.decision))
     .map(([code]) => code);
 }

@@ -12,14 +12,15 @@ export const DECISION_EVENTS = [
   defineEventType({
     event_type: 'ns.decision.requires_approval',
     description:
-      'an authorize decision is `require_approval`: the push to the principal\u2019s banking app, naming the ' +
-      'approval to decide (`POST /v1/approvals/{id}/decision`) before it expires',
+      'the push to the principal\u2019s banking app, naming the approval to decide ' +
+      '(`POST /v1/approvals/{id}/decision`) before it expires: an authorize decision is `require_approval`, or an ' +
+      'agent\u2019s `purchase.request_approval` is allowed (`decision` `allow_with_constraints`, an allow reason)',
     subject_ref: subject(['decision'], 'the decision, `ns:decision:<uuid>`'),
-    reason_codes: reasonsOf('require_approval'),
+    reason_codes: reasonsOf('require_approval', 'allow_with_constraints'),
     principal_entity_id: 'always',
     actor_entity_id: 'always',
     named_in_spec: true,
-    data_schema: closedObject({ ...decisionData('require_approval'), ...APPROVAL_DATA }),
+    data_schema: closedObject({ ...decisionData('require_approval', 'allow_with_constraints'), ...APPROVAL_DATA }),
   }),
   defineEventType({
     event_type: 'ns.decision.replay_mismatch',
