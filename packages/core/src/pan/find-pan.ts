@@ -1,21 +1,36 @@
 /**
  * Raw card numbers are never accepted (CONTRACT section 7, PCI DSS scope): a PAN is 12-19 digits passing Luhn.
- * Attacker assumption: the value is a whole request body, of any shape and depth (walked with an explicit stack).
- * The detector errs towards refusing, with three exceptions to keep honest ids from being refused at random:
- * - a digit group touching an ASCII letter is part of a word or hex string (hashes, `ns:` ids), not a card number;
- * - UUIDs (8-4-4-4-12 hex) are skipped as a whole;
- * - ISO timestamps pass by construction: their digit runs are shorter than 12.
- * A run is digits with single spaces or dashes between them; every span of consecutive groups in a run holding
- * 12-19 digits is checked, so "4111 1111 1111 1111 12/27" (number and expiry) is still caught.
+ * Written by hand: no maintained library detects card numbers inside arbitrary JSON with a stated false-positive rule.
+ * Attacker assumption: the value is a whole request body (or a header), of any shape and depth (walked with an
+ * explicit stack), written by someone careless with card data, in any of the ways people write a card number:
+ * - NFKC first, so full-width (`４１１１…`), mathematical, circled or superscript digits count as the digits they are;
+ * - a run is digits with single separators between them: space, `-`, `.` or `_` (`4111.1111.1111.1111`,
+ *   `4111_1111_1111_1111`); every span of consecutive groups in a run holding 12-19 digits is checked, so
+ *   "4111 1111 1111 1111 12/27" (number and expiry) is still caught;
+ * - a run touching letters counts (`card4111111111111111`, `ref4111111111111111x`): letters are no disguise.
+ * To keep honest values from being refused at random, only these are skipped, each a shape a card number never has:
+ * - UUIDs (8-4-4-4-12 hex) and hex digests (a whole token of 32, 40, 56, 64, 96 or 128 hex characters: MD5 to
+ *   SHA-512), masked as a whole before the scan;
+ * - a plain decimal number (`1718000000.123456`: one `.` between two digit groups, nothing else): each side alone;
+ * - dotted IPv4 addresses (four groups of 0-255).
+ * ISO timestamps pass by construction (their digit runs are shorter than 12), and so does every Luhn-invalid id.
+ * Known gap: decimal digits of other scripts that NFKC leaves alone (Arabic-Indic, Devanagari, ...) are not read.
  * Nothing here ever puts the digits in an error or a message: no card number may reach a log.
  */
 import { fieldError } from '../errors/aar-error.ts';
 import { appendPointer } from '../json/json-pointer.ts';
 import { luhnValid } from './luhn.ts';
 
+const NON_ASCII = /[\u0080-\uffff]/;
+/** The cheap gate: 12 digits with at most single separators between them; most strings stop here. */
+const TWELVE_DIGITS = /[0-9](?:[ ._-]?[0-9]){11}/;
 const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const DIGIT_RUN = /[0-9](?:[ -]?[0-9])*/g;
-const LETTER = /[A-Za-z]/;
+const HEX_TOKEN = /(?<![0-9A-Za-z])[0-9A-Fa-f]{32,128}(?![0-9A-Za-z])/g;
+const DIGEST_HEX_LENGTHS: ReadonlySet<number> = new Set([32, 40, 56, 64, 96, 128]);
+const IPV4 = /(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9]|\.[0-9])/g;
+const DIGIT_RUN = /[0-9](?:[ ._-]?[0-9])*/g;
+const SEPARATOR = /[ ._-]/;
+const PLAIN_DECIMAL = /^[0-9]+\.[0-9]+$/;
 
 function groupsArePan(groups: readonly string[]): boolean {
   for (let start = 0; start < groups.length; start++) {
@@ -28,29 +43,34 @@ function groupsArePan(groups: readonly string[]): boolean {
   return false;
 }
 
-/** True if `text` holds a card number anywhere in it. */
-export function containsPan(text: string): boolean {
-  if (!/[0-9]{4}/.test(text)) return false;
-  const masked = text.replace(UUID_PATTERN, (uuid) => 'u'.repeat(uuid.length));
-  for (const match of masked.matchAll(DIGIT_RUN)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    const groups = match[0].split(/[ -]/);
-    // A group glued to a letter belongs to a word: split the run there and check the rest.
-    if (start > 0 && LETTER.test(masked[start - 1] as string)) groups[0] = '';
-    if (end < masked.length && LETTER.test(masked[end] as string)) groups[groups.length - 1] = '';
-    if (splitOnEmpty(groups).some(groupsArePan)) return true;
-  }
-  return false;
+function isIpv4(text: string): boolean {
+  return text.split('.').every((octet) => Number(octet) <= 255);
 }
 
-function splitOnEmpty(groups: readonly string[]): string[][] {
-  const parts: string[][] = [[]];
-  for (const group of groups) {
-    if (group === '') parts.push([]);
-    else (parts.at(-1) as string[]).push(group);
+/** `text` with the shapes a card number never has (UUIDs, hex digests, IPv4 addresses) replaced by letters. */
+function maskNonPans(text: string): string {
+  return text
+    .replace(UUID_PATTERN, (uuid) => 'u'.repeat(uuid.length))
+    .replace(HEX_TOKEN, (hex) => (DIGEST_HEX_LENGTHS.has(hex.length) ? 'h'.repeat(hex.length) : hex))
+    .replace(IPV4, (ip) => (isIpv4(ip) ? 'i'.repeat(ip.length) : ip));
+}
+
+/** True if `text` holds a card number anywhere in it. */
+export function containsPan(text: string): boolean {
+  const normalized = NON_ASCII.test(text) ? text.normalize('NFKC') : text;
+  if (!TWELVE_DIGITS.test(normalized)) return false;
+  const masked = maskNonPans(normalized);
+  for (const match of masked.matchAll(DIGIT_RUN)) {
+    const run = match[0];
+    if (run.length < 12) continue;
+    if (PLAIN_DECIMAL.test(run)) {
+      // a plain decimal's two sides are two numbers, not two groups of one
+      if (run.split('.').some((side) => groupsArePan([side]))) return true;
+    } else if (groupsArePan(run.split(SEPARATOR))) {
+      return true;
+    }
   }
-  return parts;
+  return false;
 }
 
 function isPanNumber(value: number): boolean {
@@ -90,11 +110,18 @@ export function findPan(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * `text` with every run of 12 or more digits (any script, single separators between them) starred: what may be put
+ * in a path, a log line or a problem document once `text` passed or failed the detector.
+ */
+export function maskLongDigitRuns(text: string): string {
+  return text.replace(/\p{Nd}(?:[\s._-]?\p{Nd}){11,}/gu, (run) => run.replace(/\p{Nd}/gu, '*'));
+}
+
 /** Throws `pan_refused` naming the path of the first card number in `value`; never names the number. */
 export function assertNoPan(value: unknown): void {
   const path = findPan(value);
   if (path === undefined) return;
-  // A key on the path passed the detector (say, glued to letters) but may still hold a long digit run: mask it.
-  const safePath = path.replace(/[0-9](?:[ -]?[0-9]){11,}/g, (run) => run.replace(/[0-9]/g, '*'));
-  throw fieldError('pan_refused', safePath, 'holds a card number; send a card token instead');
+  // A key on the path passed the detector (a hex digest, say) but may still hold a long digit run: mask it.
+  throw fieldError('pan_refused', maskLongDigitRuns(path), 'holds a card number; send a card token instead');
 }

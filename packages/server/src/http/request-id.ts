@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { containsPan } from '@aar/core';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** No spaces, quotes or control characters: the value lands in log lines and response headers. */
@@ -13,7 +14,8 @@ const ACCEPTED_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function requestIdFor(raw: { headers: IncomingHttpHeaders }): string {
   const incoming = raw.headers[REQUEST_ID_HEADER];
-  return typeof incoming === 'string' && ACCEPTED_ID.test(incoming) ? incoming : randomUUID();
+  // a card number is never echoed or logged, even as an id: it is replaced like any other unacceptable id
+  return typeof incoming === 'string' && ACCEPTED_ID.test(incoming) && !containsPan(incoming) ? incoming : randomUUID();
 }
 
 export function registerRequestIds(app: FastifyInstance): void {
