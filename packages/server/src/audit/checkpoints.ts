@@ -17,7 +17,7 @@ import {
   type CheckpointJson,
   type DocumentSignature,
 } from '@aar/core';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../app-context.ts';
 import type { Database } from '../store/index.ts';
 import { auditOf } from '../store/write-queue.ts';
@@ -40,45 +40,55 @@ export async function latestCheckpoint(db: Kysely<Database>): Promise<SignedChec
 export async function signCheckpoint(ctx: AppContext): Promise<SignedCheckpoint> {
   // read before the unit: the origin is the store's, fixed at its first open (audit-origin.ts)
   const origin = await auditOrigin(ctx);
-  return ctx.writer.run(async (trx) => {
-    const appender = auditOf(trx);
-    const size = appender.size;
-    if (size === 0) throw new AarError('conflict', 'the audit log is empty: there is no tree to sign');
-    const latest = await latestCheckpoint(trx);
-    if (latest && latest.size === size) return latest;
-    const root = appender.root();
-    if (latest) {
-      if (latest.size > size) {
-        throw new AarError('audit_unavailable', `the log (${size}) is smaller than its checkpoint (${latest.size})`);
-      }
-      const plan = planConsistencyProof(latest.size, size);
-      const proof = resolveProofPlan(plan, await readStoredNodes(trx, plan.flat(), size));
-      const consistent = verifyConsistency(latest.size, size, proof, decodeBase64(latest.root_hash), root);
-      if (!consistent.valid) {
-        throw new AarError(
-          'audit_unavailable',
-          `refusing to sign: the tree of size ${size} is not consistent with checkpoint ${latest.size} (${consistent.failure})`,
-        );
-      }
+  return ctx.writer.run(async (trx) => (await signCheckpointIn(trx, ctx, origin)).checkpoint);
+}
+
+/**
+ * The same inside the caller's write unit (the scheduled checkpoint appends its event in the same unit).
+ * `signed` tells whether a new checkpoint was made, or the latest one answered.
+ */
+export async function signCheckpointIn(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  origin: string,
+): Promise<{ checkpoint: SignedCheckpoint; signed: boolean }> {
+  const appender = auditOf(trx);
+  const size = appender.size;
+  if (size === 0) throw new AarError('conflict', 'the audit log is empty: there is no tree to sign');
+  const latest = await latestCheckpoint(trx);
+  if (latest && latest.size === size) return { checkpoint: latest, signed: false };
+  const root = appender.root();
+  if (latest) {
+    if (latest.size > size) {
+      throw new AarError('audit_unavailable', `the log (${size}) is smaller than its checkpoint (${latest.size})`);
     }
-    const unsigned: CheckpointJson = {
-      origin,
+    const plan = planConsistencyProof(latest.size, size);
+    const proof = resolveProofPlan(plan, await readStoredNodes(trx, plan.flat(), size));
+    const consistent = verifyConsistency(latest.size, size, proof, decodeBase64(latest.root_hash), root);
+    if (!consistent.valid) {
+      throw new AarError(
+        'audit_unavailable',
+        `refusing to sign: the tree of size ${size} is not consistent with checkpoint ${latest.size} (${consistent.failure})`,
+      );
+    }
+  }
+  const unsigned: CheckpointJson = {
+    origin,
+    size,
+    root_hash: encodeBase64(root),
+    timestamp: ctx.clock.now().toISOString(),
+  };
+  const checkpoint = (await signDocument(unsigned, ctx.keys.current())) as SignedCheckpoint;
+  await trx
+    .insertInto('audit_checkpoints')
+    .values({
       size,
-      root_hash: encodeBase64(root),
-      timestamp: ctx.clock.now().toISOString(),
-    };
-    const checkpoint = (await signDocument(unsigned, ctx.keys.current())) as SignedCheckpoint;
-    await trx
-      .insertInto('audit_checkpoints')
-      .values({
-        size,
-        root_hash: checkpoint.root_hash,
-        timestamp: checkpoint.timestamp,
-        document: JSON.stringify(checkpoint),
-      })
-      .execute();
-    return checkpoint;
-  });
+      root_hash: checkpoint.root_hash,
+      timestamp: checkpoint.timestamp,
+      document: JSON.stringify(checkpoint),
+    })
+    .execute();
+  return { checkpoint, signed: true };
 }
 
 /** The latest checkpoint if it covers leaf `index`, else a new one (which covers every leaf appended so far). */

@@ -16,6 +16,10 @@ export function registerAuditServeCommand(program: Command): void {
     .option('--port <port>', 'listen port (AAR_PORT, default 8080)')
     .option('--issuer-url <url>', 'where the JWKS is published (AAR_ISSUER_URL)')
     .option('--log-level <level>', 'pino level (AAR_LOG_LEVEL, default info)')
+    .option(
+      '--start-unverified',
+      'start even when the audit chain does not match its last checkpoint, logged loudly (AAR_START_UNVERIFIED)',
+    )
     .action(async (flags: ConfigFlags) => {
       const config = configFrom(flags);
       const ctx = await openRuntime(config);

@@ -8,6 +8,8 @@ export interface ConfigFlags {
   databaseUrl?: string;
   issuerUrl?: string;
   logLevel?: string;
+  /** serve and audit-serve: start even when the chain's tip does not match its last checkpoint */
+  startUnverified?: boolean;
 }
 
 /** Flags matching the environment variables of the configuration table; a flag wins over its variable. */
@@ -25,6 +27,7 @@ export function configFrom(flags: ConfigFlags): AppConfig {
   if (flags.databaseUrl) overrides.databaseUrl = flags.databaseUrl;
   if (flags.issuerUrl) overrides.issuerUrl = flags.issuerUrl;
   if (flags.logLevel) overrides.logLevel = flags.logLevel;
+  if (flags.startUnverified) overrides.startUnverified = true;
   if (
     overrides.port !== undefined &&
     (!Number.isInteger(overrides.port) || overrides.port < 0 || overrides.port > 65535)

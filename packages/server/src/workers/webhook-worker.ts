@@ -65,6 +65,7 @@ export class WebhookWorker {
   readonly #onError: (error: unknown, endpointId?: string) => void;
   readonly #active = new Map<string, Promise<void>>();
   readonly #agents = new Map<string, { url: string; agent: Agent }>();
+  #workErrors: unknown[] = [];
   #stopped = true;
   #woken = false;
   #wakeResolve: (() => void) | null = null;
@@ -112,15 +113,17 @@ export class WebhookWorker {
     resolve?.();
   }
 
-  /** Works until nothing is due now (tests, with a clock they move; and `stop` semantics aside, nothing else). */
+  /** Works until nothing is due now (tests, with a clock they move); rethrows the first failure of a round. */
   async drain(): Promise<void> {
     const wasStopped = this.#stopped;
     this.#stopped = false;
     try {
       for (;;) {
+        this.#workErrors = [];
         const claimed = await this.#pass();
         if (claimed === 0 && this.#active.size === 0) return;
         await Promise.allSettled([...this.#active.values()]);
+        if (this.#workErrors.length > 0) throw this.#workErrors[0];
       }
     } finally {
       this.#stopped = wasStopped;
@@ -155,13 +158,18 @@ export class WebhookWorker {
     const claimed = await claimEndpoints(this.#ctx, this.instanceId, this.#leaseMs, free, [...this.#active.keys()]);
     for (const endpoint of claimed) {
       const id = endpoint.endpoint_id;
+      let failed = false;
       const work = this.#work(endpoint)
         .catch((error: unknown) => {
-          if (!(error instanceof LeaseLostError)) this.#onError(error, id);
+          if (error instanceof LeaseLostError) return;
+          failed = true;
+          this.#workErrors.push(error);
+          this.#onError(error, id);
         })
         .finally(() => {
           this.#active.delete(id);
-          this.wake();
+          // after a failure (the database, most likely) wait for the next poll instead of hammering the receiver
+          if (!failed) this.wake();
         });
       this.#active.set(id, work);
     }
