@@ -38,6 +38,7 @@ export async function serveUntilStopped(ctx: AppContext, app: FastifyInstance, o
     closing = true;
     app.log.info({ signal }, 'shutting down');
     await onStop?.();
+    await stopCheckpoints();
     await app.close();
     await ctx.store.close();
   };
