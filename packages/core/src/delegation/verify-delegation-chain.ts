@@ -7,7 +7,7 @@
  * of the one before, depth = position, issued after its parent), attenuation (child ⊆ parent, field by field, the
  * same rules the service applies when it creates a grant), the delegation limits, entity cycles, the delegator's
  * signature and statement when present, and expiry at `now`. When the document itself carries a valid service
- * signature, the link states it attests (revoked at `as_of`) are checked too.
+ * signature, the link states it attests (`revoked`, with the `revoked_at` it gives) are checked too.
  *
  * Attacker assumption: `chain` is hostile JSON (reordered, cut, spliced, widened, 10,000 links long, throwing
  * getters). It never throws; every problem names the link (index and grant id) and the field.
@@ -35,6 +35,8 @@ export interface ChainLinkReport {
   delegator_signed: boolean;
   /** the attested state at `as_of`, when the document signature verified */
   state: string | null;
+  /** when the link was revoked, as the signed document attests (its `states[i].revoked_at`); null otherwise */
+  revoked_at: string | null;
 }
 
 export interface VerifyDelegationChainResult {
@@ -131,6 +133,7 @@ async function verify(
       actor_entity_id: typeof current.facts.actor_entity_id === 'string' ? current.facts.actor_entity_id : null,
       delegator_signed: false,
       state: null,
+      revoked_at: null,
     };
     reports.push(report);
     if (!isRecord(link)) {
@@ -184,7 +187,13 @@ async function verify(
         );
       } else {
         report.state = state.state;
-        if (state.state !== 'active') add('revoked', null, `was \`${state.state}\` at \`${String(chain.as_of)}\``);
+        const revokedAt = typeof state.revoked_at === 'string' ? state.revoked_at : null;
+        report.revoked_at = revokedAt;
+        if (state.state !== 'active') {
+          // the moment of the revocation when the document gives one; `as_of` only says when the state was read
+          const when = revokedAt ? `since \`${revokedAt.slice(0, 64)}\`` : `as of \`${String(chain.as_of)}\``;
+          add('revoked', null, `is \`${state.state}\` ${when}`);
+        }
       }
     }
   }

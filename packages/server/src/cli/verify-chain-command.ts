@@ -66,7 +66,8 @@ async function loadJwks(source: string): Promise<Jwks> {
 function describe(result: VerifyDelegationChainResult, now: string): string {
   const lines = [`chain of ${result.links.length} link(s), judged at ${now}`];
   for (const link of result.links) {
-    const state = link.state ? `, ${link.state}` : '';
+    // a revoked link shows when it was revoked (the document's `states[i].revoked_at`), never the chain's `as_of`
+    const state = link.state ? `, ${link.state}${link.revoked_at ? ` at ${link.revoked_at}` : ''}` : '';
     const delegator = link.delegator_signed ? ', delegator signed' : '';
     lines.push(
       `  #${link.index} ${link.grant_id ?? '(no grant id)'} -> ${link.actor_entity_id ?? '?'}${delegator}${state}`,

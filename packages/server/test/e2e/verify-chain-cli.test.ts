@@ -110,6 +110,35 @@ describe('aar verify-chain', () => {
     expect(human.stdout).toMatch(/link #0 ns:authority:grant:\S+: not_a_root at \/parent_grant_id/);
   }, 120_000);
 
+  it("prints a revoked link's own revoked_at, not the chain's as_of", async () => {
+    const middleId = (chain.links[1] as { grant_id: string }).grant_id;
+    const leafId = (chain.links[2] as { grant_id: string }).grant_id;
+    const w = {
+      call: (method: string, path: string) =>
+        fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    };
+    const revoked = (await (await w.call('POST', `/v1/grants/${middleId}/revoke`)).json()) as { revoked_at: string };
+    await new Promise((resolve) => setTimeout(resolve, 20)); // as_of is read later than the revocation
+    const after = (await (await w.call('GET', `/v1/grants/${leafId}/chain`)).json()) as {
+      as_of: string;
+      states: Array<{ revoked_at: string | null }>;
+    };
+    expect(after.states[1]?.revoked_at).toBe(revoked.revoked_at);
+    expect(after.as_of).not.toBe(revoked.revoked_at);
+    const file = chainFile(after, 'revoked.json');
+    const human = await cli([file, '--jwks', jwksFile]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain(
+      `#1 ${middleId} -> ns:entity:agent:planner, delegator signed, revoked at ${revoked.revoked_at}`,
+    );
+    expect(human.stdout).toContain(`revoked: is \`revoked\` since \`${revoked.revoked_at}\``);
+    expect(human.stdout).not.toContain(after.as_of);
+    const json = JSON.parse((await cli([file, '--jwks', jwksFile, '--json'])).stdout) as {
+      links: Array<{ revoked_at: string | null }>;
+    };
+    expect(json.links.map((l) => l.revoked_at)).toEqual([null, revoked.revoked_at, revoked.revoked_at]);
+  });
+
   it('answers a usage error with exit code 2', async () => {
     expect((await cli([join(dir, 'missing.json'), '--jwks', jwksFile])).code).toBe(2);
     const notJwks = chainFile({ keys: 'none' }, 'bad-jwks.json');
