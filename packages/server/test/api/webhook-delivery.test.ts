@@ -135,7 +135,7 @@ describe('a revocation cascade delivered in every profile', () => {
       const sig = v1aSignature(String(d.headers['webhook-signature']));
       expect(edVerify(null, signedContent(d.headers, d.body), key, sig)).toBe(true);
       const tampered = Buffer.from(d.body);
-      tampered[10] ^= 1;
+      tampered[10] = tampered[10]! ^ 1;
       expect(edVerify(null, signedContent(d.headers, tampered), key, sig)).toBe(false);
       const envelope = JSON.parse(d.body.toString('utf8'));
       expect(await verifyDocument(envelope)).toBe(true);

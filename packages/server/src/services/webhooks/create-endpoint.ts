@@ -10,7 +10,7 @@ import { parseEventTypeFilter } from './event-type-filter.ts';
 import { ENDPOINT_ID_PREFIX } from './read-endpoint.ts';
 import { appendWebhookEvent } from './webhook-events.ts';
 
-export const CONNECTOR_ID_PATTERN = '^ns:connector:[A-Za-z0-9._:-]{1,128}$';
+export const CONNECTOR_ID_PATTERN = '^ns:connector:[A-Za-z0-9._-]{1,128}$';
 /** bytes of a generated `whsec_` secret (Standard Webhooks: 24-64) */
 const SECRET_BYTES = 32;
 

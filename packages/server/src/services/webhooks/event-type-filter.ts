@@ -1,10 +1,12 @@
 /**
  * Per-endpoint event filters (CONTRACT section 9): exact types (`ns.authority.revoked`) and family wildcards
  * (`ns.decision.*`, the family being the second segment). No filter (null) takes every event.
- * Validated by pattern: the event-type catalogue is another module's, and a filter may name a type that a later
- * version starts to emit.
+ * Each entry must name a type or a family of the event catalogue (core/events, GET /v1/event-types): a misspelt
+ * filter would otherwise match nothing, silently.
  */
-import { fieldError } from '@aar/core';
+import { EVENT_FAMILIES, eventTypeDefinition, fieldError } from '@aar/core';
+
+const FAMILIES: ReadonlySet<string> = new Set(EVENT_FAMILIES.map((f) => f.family));
 
 export const EVENT_TYPE_PATTERN = '^ns\\.[a-z][a-z0-9_]{0,63}\\.(\\*|[a-z][a-z0-9_]{0,63}(\\.[a-z][a-z0-9_]{0,63})?)$';
 const PATTERN = new RegExp(EVENT_TYPE_PATTERN);
@@ -22,6 +24,14 @@ export function parseEventTypeFilter(value: readonly string[], path: string): st
         'invalid_request',
         `${path}/${i}`,
         `\`${entry}\` is not \`ns.<family>.<type>\` or \`ns.<family>.*\``,
+      );
+    }
+    const known = entry.endsWith('.*') ? FAMILIES.has(entry.slice(3, -2)) : eventTypeDefinition(entry) !== undefined;
+    if (!known) {
+      throw fieldError(
+        'invalid_request',
+        `${path}/${i}`,
+        `\`${entry}\` is not in the event catalogue (GET /v1/event-types)`,
       );
     }
   });

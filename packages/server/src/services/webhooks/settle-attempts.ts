@@ -143,11 +143,10 @@ async function settleOne(
       'ns.webhook.delivery_exhausted',
       'delivery_exhausted',
       {
+        endpoint_id: endpoint.endpoint_id,
         event_id: attempt.event_id,
         event_type: attempt.event_type,
         attempts: attempt.attempt,
-        last_response_status: response.status,
-        last_error: response.error,
       },
     );
   }
