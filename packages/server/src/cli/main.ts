@@ -6,35 +6,43 @@ import { Command, CommanderError } from 'commander';
 import { isAarError } from '@aar/core';
 import { ConfigError } from '../config.ts';
 import { SERVER_VERSION } from '../http/server-version.ts';
-import { registerAuditServeCommand } from './audit-serve-command.ts';
-import { registerKeyCommands } from './keys-command.ts';
-import { registerMigrateCommand } from './migrate-command.ts';
-import { registerOpenApiCommand } from './openapi-command.ts';
-import { registerServeCommand } from './serve-command.ts';
-import { registerTokenCommands } from './tokens-command.ts';
-import { registerVerifyChainCommand } from './verify-chain-command.ts';
-import { registerVerifyPackCommand } from './verify-pack-command.ts';
 
-export function buildCli(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module is imported only when that command runs: `aar --version` or `aar verify-pack` never load
+ * Fastify, the store drivers or the server. Help (no command, or an unknown one) loads them all.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  serve: async () => (await import('./serve-command.ts')).registerServeCommand,
+  migrate: async () => (await import('./migrate-command.ts')).registerMigrateCommand,
+  tokens: async () => (await import('./tokens-command.ts')).registerTokenCommands,
+  keys: async () => (await import('./keys-command.ts')).registerKeyCommands,
+  openapi: async () => (await import('./openapi-command.ts')).registerOpenApiCommand,
+  'verify-chain': async () => (await import('./verify-chain-command.ts')).registerVerifyChainCommand,
+  'audit-serve': async () => (await import('./audit-serve-command.ts')).registerAuditServeCommand,
+  'verify-pack': async () => (await import('./verify-pack-command.ts')).registerVerifyPackCommand,
+};
+
+const VERSION_FLAGS = new Set(['-V', '--version']);
+
+export async function buildCli(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('aar')
     .description('Agent Authority Runtime: decides whether an AI agent may act for a principal, and proves it')
     .version(SERVER_VERSION, '-V, --version', 'print the version and exit')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  registerServeCommand(program);
-  registerMigrateCommand(program);
-  registerTokenCommands(program);
-  registerKeyCommands(program);
-  registerOpenApiCommand(program);
-  registerVerifyChainCommand(program);
-  registerAuditServeCommand(program);
-  registerVerifyPackCommand(program);
+  const first = argv[2];
+  if (first !== undefined && VERSION_FLAGS.has(first)) return program;
+  const own = first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  const wanted = own ? [own] : Object.values(COMMANDS);
+  for (const register of await Promise.all(wanted.map((load) => load()))) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildCli().parseAsync(argv);
+    await (await buildCli(argv)).parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
