@@ -22,13 +22,24 @@ export const COSE_LABEL_KID = 4;
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * A plain Uint8Array view of `bytes`. cbor2 encodes a Node Buffer (a Uint8Array subclass) through its `toJSON` as a
+ * map, not as a bstr; receivers hand us Buffers and Node signers return them, so every byte string is normalised
+ * before it reaches the codec.
+ */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return Object.getPrototypeOf(bytes) === Uint8Array.prototype
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** The bytes a COSE_Sign1 signature covers. `protectedBytes` are the protected bucket exactly as sent. */
 export function coseSigStructure(
   protectedBytes: Uint8Array,
   payload: Uint8Array,
   externalAad: Uint8Array = EMPTY,
 ): Uint8Array {
-  return encode(['Signature1', protectedBytes, externalAad, payload]);
+  return encode(['Signature1', plainBytes(protectedBytes), plainBytes(externalAad), plainBytes(payload)]);
 }
 
 /** The protected bucket of our profile: `{1: -8, 4: h'<UTF-8 of keyId>'}`. */
@@ -44,9 +55,9 @@ export function coseProtectedHeader(keyId: string): Uint8Array {
 /** A tagged COSE_Sign1 of `payload`, signed by `signer` (whose `keyId` becomes the protected `kid`). */
 export async function signCoseSign1(payload: Uint8Array, signer: DocumentSigner): Promise<Uint8Array> {
   const protectedBytes = coseProtectedHeader(signer.keyId);
-  const signature = await signer.sign(coseSigStructure(protectedBytes, payload));
+  const signature = await signer.sign(coseSigStructure(protectedBytes, plainBytes(payload)));
   if (!(signature instanceof Uint8Array) || signature.length !== 64) {
     throw new AarError('internal', 'the signer did not return a 64-byte ed25519 signature');
   }
-  return encode(new Tag(COSE_SIGN1_TAG, [protectedBytes, new Map(), payload, signature]));
+  return encode(new Tag(COSE_SIGN1_TAG, [protectedBytes, new Map(), plainBytes(payload), plainBytes(signature)]));
 }

@@ -9,7 +9,7 @@
  * map may arrive as `h''` or `h'a0'` (RFC 9052 section 3: recipients must accept both) and decodes to an empty map.
  */
 import { decode, Tag } from 'cbor2';
-import { COSE_SIGN1_TAG } from './cose-sign1.ts';
+import { COSE_SIGN1_TAG, plainBytes } from './cose-sign1.ts';
 
 export type CoseLabel = number | string;
 export type CoseHeaderMap = ReadonlyMap<CoseLabel, unknown>;
@@ -46,7 +46,8 @@ function fail(failure: CoseDecodeFailure, detail: string): CoseDecodeResult {
 function strictDecode(bytes: Uint8Array): { value: unknown } | { error: string } {
   if (bytes.length === 0) return { error: 'no cbor item' };
   try {
-    return { value: decode(bytes, STRICT) };
+    // A Buffer in gives Buffers out, which cbor2 would not re-encode as byte strings: decode a plain view.
+    return { value: decode(plainBytes(bytes), STRICT) };
   } catch (error) {
     return { error: error instanceof Error ? error.message.slice(0, 120) : 'not cbor' };
   }

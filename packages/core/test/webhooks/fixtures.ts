@@ -20,7 +20,7 @@ export const KEY_ID = 'ns:key:rfc8032-test-1';
 export const OTHER_KEY_ID = 'ns:key:rfc8032-test-2';
 
 /** RFC 8032 section 7.1 TEST 1 and TEST 2 secret keys. */
-const TEST_1_D = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
+export const TEST_1_SEED = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
 const TEST_2_D = '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb';
 
 const counted = (length: number, start: number): Uint8Array =>
@@ -53,7 +53,7 @@ async function keyFromSeed(seedHex: string, keyId: string): Promise<TestKey> {
   };
 }
 
-export const testKey = (): Promise<TestKey> => keyFromSeed(TEST_1_D, KEY_ID);
+export const testKey = (): Promise<TestKey> => keyFromSeed(TEST_1_SEED, KEY_ID);
 export const otherKey = (): Promise<TestKey> => keyFromSeed(TEST_2_D, OTHER_KEY_ID);
 
 export function envelope(eventId = WEBHOOK_ID): Record<string, unknown> {

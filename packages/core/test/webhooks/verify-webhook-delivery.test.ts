@@ -2,6 +2,7 @@
  * The receiver beyond what the vectors hold: header spellings, when the replay cache and the key resolver are
  * consulted, options that only a bug produces, and the RFC 9052 empty-protected-header rule.
  */
+import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AarError } from '../../src/errors/aar-error.ts';
 import type { Ed25519PublicJwk } from '../../src/signing/ed25519-jwk.ts';
@@ -13,7 +14,17 @@ import type { VerifyWebhookOptions } from '../../src/webhooks/verify-webhook-del
 import { verifyWebhookDelivery } from '../../src/webhooks/verify-webhook-delivery.ts';
 import type { WebhookProfile } from '../../src/webhooks/webhook-profile.ts';
 import type { TestKey } from './fixtures.ts';
-import { coseFrom, envelope, NOW, OLD_SECRET, otherKey, protectedMap, testKey, WEBHOOK_ID } from './fixtures.ts';
+import {
+  coseFrom,
+  envelope,
+  NOW,
+  OLD_SECRET,
+  otherKey,
+  protectedMap,
+  TEST_1_SEED,
+  testKey,
+  WEBHOOK_ID,
+} from './fixtures.ts';
 
 let key: TestKey;
 let other: TestKey;
@@ -158,6 +169,29 @@ describe('verifyWebhookDelivery', () => {
     await expect(verifyWebhookDelivery(options('shared_secret', { secrets: ['whsec_short'] }))).rejects.toMatchObject({
       code: 'invalid_request',
     });
+  });
+});
+
+describe('Node Buffers', () => {
+  it('verify as bodies, and sign when a Node signer returns them (cbor2 would encode a Buffer as a map)', async () => {
+    const privateKey = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(TEST_1_SEED, 'hex')]),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    const nodeSigner = { keyId: key.keyId, sign: async (m: Uint8Array) => nodeSign(null, m, privateKey) };
+    const fromNode = await signWebhookDelivery({
+      profile: 'cose',
+      webhookId: WEBHOOK_ID,
+      timestamp: NOW,
+      envelope: envelope(),
+      signer: nodeSigner,
+    });
+    expect(fromNode.body).toEqual(deliveries.cose.body);
+    for (const profile of ['shared_secret', 'asymmetric', 'cose'] as const) {
+      const body = Buffer.from(deliveries[profile].body);
+      expect(await verifyWebhookDelivery(options(profile, { body }))).toMatchObject({ valid: true });
+    }
   });
 });
 
