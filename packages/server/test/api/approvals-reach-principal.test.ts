@@ -59,13 +59,14 @@ describe('approvals reach the principal', () => {
   };
   const events = async (type: string): Promise<Envelope[]> => {
     const items: Envelope[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await world.call('GET', `/v1/events?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
-      expect(page.status).toBe(200);
+    let after: string | undefined;
+    for (;;) {
+      const page = await world.call('GET', `/v1/events?limit=500${after ? `&after=${after}` : ''}`);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
       items.push(...(page.body.items as Envelope[]));
-      cursor = page.body.next_cursor;
-    } while (cursor);
+      if (!page.body.has_more) break;
+      after = page.body.next_cursor;
+    }
     return items.filter((e) => e.event_type === type);
   };
 
