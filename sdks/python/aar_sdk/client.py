@@ -34,6 +34,8 @@ MAX_BODY = 16 << 20
 class Page:
     items: list[Any]
     next_cursor: str | None
+    # the events feed: `next_cursor` is always the position reached, `has_more` says whether to read on now
+    has_more: bool | None = None
 
 
 def _quote(segment: str) -> str:
@@ -154,7 +156,7 @@ class AarClient:
             page = self._get(path, **query, **({cursor_param: cursor} if cursor else {}))
             yield from page.get("items", [])
             cursor = page.get("next_cursor")
-            if not cursor:
+            if not cursor or page.get("has_more") is False:
                 return
 
     # -- discovery, keys, health -----------------------------------------------------------------------------------

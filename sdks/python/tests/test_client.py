@@ -103,13 +103,18 @@ def test_iterators_follow_next_cursor_and_after(sleeps):
     script = Script([(200, {"content-type": "application/json"}, {"items": [1, 2], "next_cursor": "c1"}),
                      (200, {"content-type": "application/json"}, {"items": [3], "next_cursor": None}),
                      (200, {"content-type": "application/json"}, {"items": ["e1"], "next_cursor": "a1"}),
-                     (200, {"content-type": "application/json"}, {"items": [], "next_cursor": None})])
+                     (200, {"content-type": "application/json"}, {"items": [], "next_cursor": None}),
+                     (200, {"content-type": "application/json"},
+                      {"items": ["e2"], "next_cursor": "a2", "has_more": False})])
     server = serve(script)
     try:
         client = client_for(server, sleeps)
         assert list(client.iter_entities(type="person")) == [1, 2, 3]
         assert list(client.iter_events()) == ["e1"]
+        # the feed always names the position reached; has_more false ends the walk (resume later from a2)
+        assert list(client.iter_events(after="a1")) == ["e2"]
     finally:
         server.shutdown()
     paths = [s["path"] for s in script.seen]
-    assert paths == ["/v1/entities?type=person", "/v1/entities?type=person&cursor=c1", "/v1/events", "/v1/events?after=a1"]
+    assert paths == ["/v1/entities?type=person", "/v1/entities?type=person&cursor=c1", "/v1/events", "/v1/events?after=a1",
+                     "/v1/events?after=a1"]

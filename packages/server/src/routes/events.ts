@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
+import { resolveFeedPosition } from '../services/events/feed-position.ts';
 import { listEvents } from '../services/events/list-events.ts';
-import { pageRequest, pageSchema } from './pagination.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PAGE_SIZE_PATTERN, pageSize } from './pagination.ts';
 
 const Envelope = Type.Object({}, { additionalProperties: true, description: 'a signed `ns.webhook.v1` envelope' });
 
@@ -12,14 +13,29 @@ const EventsQuery = Type.Object(
     after: Type.Optional(
       Type.String({
         maxLength: 64,
-        description: 'the next_cursor of the previous page; omit to start at the beginning',
+        description:
+          'where to resume: the `next_cursor` of an earlier page, or the `event_id` (`ns:event:<uuid>`) of the last ' +
+          'event processed; omit to start at the beginning',
       }),
     ),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: PAGE_SIZE_PATTERN,
+        description: `page size, an integer from 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+      }),
+    ),
     event_type: Type.Optional(Type.String({ maxLength: 128 })),
   },
   { additionalProperties: false },
 );
+
+const EventsPage = Type.Object({
+  items: Type.Array(Envelope),
+  next_cursor: Type.String({
+    description: 'the position reached, always present: pass it as `after` to resume, also at the end of the feed',
+  }),
+  has_more: Type.Boolean({ description: 'another page is already available after `next_cursor`' }),
+});
 
 export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,9 +45,12 @@ export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promis
       tags: ['events'],
       summary: 'Every event envelope, in commit order, for pull consumers',
       querystring: EventsQuery,
-      response: { 200: pageSchema(Envelope) },
+      response: { 200: EventsPage },
     },
-    handler: async (req) =>
-      listEvents(ctx, pageRequest({ limit: req.query.limit, cursor: req.query.after }), req.query.event_type),
+    handler: async (req) => {
+      const limit = pageSize(req.query.limit);
+      const afterSeq = await resolveFeedPosition(ctx, req.query.after);
+      return listEvents(ctx, { limit, afterSeq }, req.query.event_type);
+    },
   });
 }

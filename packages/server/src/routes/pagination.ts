@@ -7,6 +7,8 @@ import { Type, type TSchema } from 'typebox';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
+/** Exactly the page sizes pageRequest accepts, 1 to MAX_PAGE_SIZE (query values are strings: no coercion). */
+export const PAGE_SIZE_PATTERN = '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$';
 
 /** the query members every list endpoint takes; spread them into the endpoint's own query object */
 export const pageQueryProperties = {
@@ -34,11 +36,16 @@ export function decodeCursor(cursor: string | undefined, path = '/query/cursor')
 }
 
 export function pageRequest(query: { limit?: string | undefined; cursor?: string | undefined }): PageRequest {
-  const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+  return { limit: pageSize(query.limit), afterSeq: decodeCursor(query.cursor) };
+}
+
+/** The `limit` query value as a page size; 400 naming `/query/limit` outside 1..MAX_PAGE_SIZE. */
+export function pageSize(limit: string | undefined): number {
+  const size = limit === undefined ? DEFAULT_PAGE_SIZE : Number(limit);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
     throw fieldError('invalid_request', '/query/limit', `must be between 1 and ${MAX_PAGE_SIZE}`);
   }
-  return { limit, afterSeq: decodeCursor(query.cursor) };
+  return size;
 }
 
 export interface Page<T> {
