@@ -2,7 +2,7 @@
  * `ns.webhook.*`: webhook endpoints and their deliveries (CONTRACT section 9). Envelopes carry only a URL's origin:
  * a path or query may hold a receiver's secret.
  */
-import { defineEventType } from '../event-type-definition.ts';
+import { defineEventType, type EnvelopeMemberPresence } from '../event-type-definition.ts';
 import { closedObject, COUNT, id, nullable, oneOf, stateChange, subject, TIMESTAMP } from '../schema-parts.ts';
 
 const ENDPOINT = subject(['webhook_endpoint'], 'the endpoint, `ns:webhook_endpoint:<uuid>`');
@@ -18,7 +18,7 @@ function endpointEvent(
   reasons: string[],
   description: string,
   data: Record<string, Record<string, unknown>>,
-  actor: 'always' | 'sometimes' = 'always',
+  actor: EnvelopeMemberPresence = 'always',
 ) {
   return defineEventType({
     event_type: `ns.webhook.${name}`,
@@ -102,6 +102,6 @@ export const WEBHOOK_EVENTS = [
       event_type: { type: 'string', pattern: '^ns\\.[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' },
       attempts: { ...COUNT, minimum: 1 },
     },
-    'sometimes',
+    'never',
   ),
 ];
