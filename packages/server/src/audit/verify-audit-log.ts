@@ -132,9 +132,6 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
             throw new Invalid(width === 1 ? 'leaf_hash_mismatch' : 'node_mismatch', node.begin);
           }
         });
-        if (checkpoint && index + 1 === checkpoint.size && encodeBase64(range.root()) !== checkpoint.root_hash) {
-          throw new Invalid('checkpoint_root_mismatch');
-        }
         const signed = checkpoints.get(index + 1);
         if (signed !== undefined) {
           const differs = checkpointDiffers(signed, encodeBase64(range.root()));
@@ -145,7 +142,9 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
             });
           }
         }
-        if (recordFailure?.index === index) throw recordInvalid(recordFailure);
+        if (checkpoint && index + 1 === checkpoint.size && encodeBase64(range.root()) !== checkpoint.root_hash) {
+          throw new Invalid('checkpoint_root_mismatch');
+        }
         if (row.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
           throw new Invalid('record_missing', index, {
             record: { table: 'events', id: row.audit_id },
@@ -158,6 +157,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
             detail: 'decision',
           });
         }
+        if (recordFailure?.index === index) throw recordInvalid(recordFailure);
         prevLeafHash = leafB64;
         checked += 1;
       }

@@ -166,9 +166,12 @@ export async function createPostgresGuardFunction(db: Kysely<unknown>): Promise<
 /** PostgreSQL: UPDATE guard, DELETE and TRUNCATE refused (aar_refuse_change() comes from 0003). */
 export async function guardPostgresTable(db: Kysely<unknown>, guard: GuardedTable): Promise<void> {
   const { table } = guard;
-  const args = sql.join(guard.stateColumns.map((c) => sql.lit(c)));
+  // no state columns: any UPDATE is refused (aar_guard_update() with no arguments would compare nothing)
+  const guardCall = guard.stateColumns.length
+    ? sql`aar_guard_update(${sql.join(guard.stateColumns.map((c) => sql.lit(c)))})`
+    : sql`aar_refuse_change()`;
   await sql`create trigger ${sql.raw(`${table}_guard_update`)} before update on ${sql.table(table)}
-    for each row execute function aar_guard_update(${guard.stateColumns.length ? args : sql``})`.execute(db);
+    for each row execute function ${guardCall}`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_no_delete`)} before delete on ${sql.table(table)}
     for each row execute function aar_refuse_change()`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_no_truncate`)} before truncate on ${sql.table(table)}
