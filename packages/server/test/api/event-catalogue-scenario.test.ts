@@ -239,11 +239,13 @@ async function drive(w: DelegationWorld, rt: TestRuntime): Promise<void> {
 async function allEvents(w: DelegationWorld): Promise<Envelope[]> {
   const out: Envelope[] = [];
   let cursor: string | null = null;
-  do {
+  let more = true;
+  while (more) {
     const page = await w.call('GET', `/v1/events?limit=500${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`);
     expect(page.status).toBe(200);
     out.push(...(page.body.items as Envelope[]));
-    cursor = page.body.next_cursor;
-  } while (cursor);
+    cursor = page.body.next_cursor; // always set: the position reached (docs/events.md)
+    more = page.body.has_more;
+  }
   return out;
 }
