@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { auditChain } from './audit-chain.ts';
 import { authorizeHttp } from './authorize-http.ts';
+import { cliStartup } from './cli-startup.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
 import { appendResults } from './lib/append-results.ts';
 import { attachRatios } from './lib/attach-ratios.ts';
@@ -16,7 +17,13 @@ import { describeMachine, formatMachine } from './lib/describe-machine.ts';
 import { formatTextTable } from './lib/format-table.ts';
 import { revocationCascade } from './revocation-cascade.ts';
 
-export const BENCHMARKS: readonly Benchmark[] = [decideVsCedar, authorizeHttp, auditChain, revocationCascade];
+export const BENCHMARKS: readonly Benchmark[] = [
+  decideVsCedar,
+  authorizeHttp,
+  auditChain,
+  revocationCascade,
+  cliStartup,
+];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
@@ -38,7 +45,7 @@ export function selectBenchmarks(args: readonly string[], all: readonly Benchmar
 function describeCommand(args: readonly string[]): string {
   const rest = args.join(' ');
   if (process.env.npm_lifecycle_event === 'bench') return rest ? `npm run bench -- ${rest}` : 'npm run bench';
-  return `node --import tsx bench/run.ts${rest ? ` ${rest}` : ''}`;
+  return `node --conditions=aar-source --import tsx bench/run.ts${rest ? ` ${rest}` : ''}`;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
