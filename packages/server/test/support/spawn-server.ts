@@ -29,10 +29,12 @@ export interface ServerProcess {
 export async function spawnServer(
   env: Record<string, string> | ((base: string) => Record<string, string>),
   args: string[] = [],
+  // or `aar audit-serve` on the same configuration
+  command: 'serve' | 'audit-serve' = 'serve',
 ): Promise<ServerProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [AAR_BIN, 'serve', '--port', String(port), ...args], {
+  const child = spawn(process.execPath, [AAR_BIN, command, '--port', String(port), ...args], {
     env: { ...process.env, AAR_LOG_LEVEL: 'warn', ...(typeof env === 'function' ? env(base) : env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
