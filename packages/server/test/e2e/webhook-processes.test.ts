@@ -47,7 +47,7 @@ describe('aar serve killed mid-delivery', () => {
     const env = { AAR_DATA_DIR: dir, AAR_BOOTSTRAP_TOKEN: TOKEN, AAR_WEBHOOK_ALLOW_INSECURE: 'true' };
     let server: ServerProcess = await spawnServer(env);
     cleanups.push(() => void server.stop('SIGKILL'));
-    let api = mustSucceed(createApiCall(server.base, TOKEN));
+    const api = mustSucceed(createApiCall(server.base, TOKEN));
     await api('POST', '/v1/webhook-endpoints', {
       url: receiver.url,
       profile: 'shared_secret',
@@ -66,7 +66,6 @@ describe('aar serve killed mid-delivery', () => {
     for (const res of held) res.destroy();
     answering = true;
     server = await spawnServer(env);
-    api = mustSucceed(createApiCall(server.base, TOKEN));
     await until('every event delivered', () => want.every((id) => idsOf(receiver).includes(id)), 60_000);
     expect(new Set(idsOf(receiver))).toEqual(new Set(want));
     await server.stop();
