@@ -16,6 +16,7 @@ import type { Benchmark, BenchReport } from './lib/bench-report.ts';
 import { describeMachine, formatMachine } from './lib/describe-machine.ts';
 import { formatTextTable } from './lib/format-table.ts';
 import { revocationCascade } from './revocation-cascade.ts';
+import { webhookDelivery } from './webhook-delivery.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   decideVsCedar,
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   auditChain,
   revocationCascade,
   cliStartup,
+  webhookDelivery,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
