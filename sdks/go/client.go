@@ -258,6 +258,8 @@ var ErrNoMorePages = errors.New("aar: no more pages")
 type Page struct {
 	Items      []Object `json:"items"`
 	NextCursor *string  `json:"next_cursor"`
+	// HasMore is false when no further page is there yet (the events feed says so; lists omit it).
+	HasMore *bool `json:"has_more,omitempty"`
 }
 
 // Pager walks a list or the events feed page by page.
@@ -291,7 +293,7 @@ func (p *Pager) Next(ctx context.Context) (Page, error) {
 		return Page{}, err
 	}
 	// An empty page ends a feed too: the events feed may name a cursor after its last event (to resume from).
-	if page.NextCursor == nil || *page.NextCursor == "" || len(page.Items) == 0 {
+	if page.NextCursor == nil || *page.NextCursor == "" || len(page.Items) == 0 || (page.HasMore != nil && !*page.HasMore) {
 		p.done = true
 	}
 	if page.NextCursor != nil && *page.NextCursor != "" {

@@ -73,9 +73,15 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+const MAX_PUBLIC_URLS = 8;
+
 /** Each entry must be an absolute http(s) URL with no query or fragment; a trailing slash is dropped. */
 function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
   const entries = raw === undefined || raw.trim() === '' ? [issuerUrl] : raw.split(',').map((s) => s.trim());
+  // Each name costs one Ed25519 verification on a request whose signature fails: keep the list short.
+  if (entries.length > MAX_PUBLIC_URLS) {
+    throw new ConfigError(`AAR_PUBLIC_URL names ${entries.length} URLs; at most ${MAX_PUBLIC_URLS}`);
+  }
   return entries.map((entry) => {
     let url: URL;
     try {

@@ -1,6 +1,8 @@
 /**
  * Recorded with every decision and in evidence: which decide produced it. Bump when decide's behaviour changes.
- * 1.2.0: several covering chains (`snapshot.alternatives`, the most permissive outcome kept); a deny binds no basket.
+ * 1.2.0: several covering chains (`snapshot.alternatives`, the most permissive outcome kept); a deny binds no basket;
+ *        payload freshness inclusive on both sides in whole seconds (a 1.1.0 `payload_stale` at exactly -300 s
+ *        replays as fresh under 1.2.0 and reports a mismatch: an edge no earlier pack is known to hold).
  * Replay accepts every earlier version (core evidence/replay-decision.ts).
  */
 export const ENGINE_VERSION = 'aar-decide/1.2.0';
