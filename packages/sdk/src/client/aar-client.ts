@@ -1,0 +1,522 @@
+/**
+ * The HTTP client of the Agent Authority Runtime (CONTRACT sections 7, 11 and 18): one method per route of the
+ * service, typed from its OpenAPI document (src/generated/, `npm run sdk:generate`), plus `request()` for anything
+ * else. Every call retries on 429 (honouring `Retry-After`), 503 and network errors with exponential backoff and full
+ * jitter; every POST carries one Idempotency-Key for all its attempts; `authorize(body, { signer })` signs the exact
+ * bytes it sends, again for every attempt. Lists have `…All()` async iterators; the events feed is `events()`.
+ */
+import type { Operations, OperationName } from '../generated/api-types.ts';
+import { OPERATIONS } from '../generated/operations.ts';
+import type { RequestSigner } from '../request-signer/create-request-signer.ts';
+import { createJwksSource, type JwksSource } from '../jwks/create-jwks-source.ts';
+import { EventsFeed, type EventEnvelope, type EventsFeedOptions, type EventsPage } from './events-feed.ts';
+import { paginate } from './paginate.ts';
+import { resolveRetryOptions, type RetryOptions } from './retry-policy.ts';
+import { sendRequest, type AarResponse, type QueryValue, type TransportOptions } from './send-request.ts';
+
+export const SDK_VERSION = '0.1.0';
+
+export interface AarClientOptions {
+  /** where the service answers, e.g. `https://aar.bank.example` */
+  baseUrl: string | URL;
+  /** the API token (`aar_…`); sent only as `Authorization: Bearer` */
+  token?: string;
+  /** default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+  retry?: Partial<RetryOptions>;
+  /** default `aar-sdk-typescript/<version>` */
+  userAgent?: string;
+  /** the URL the service rebuilds `@target-uri` from (its AAR_PUBLIC_URL) when it differs from baseUrl */
+  publicUrl?: string | URL;
+  /** one attempt's time limit in milliseconds (default 30000) */
+  timeoutMs?: number;
+  /** extra headers on every request */
+  headers?: Record<string, string>;
+  /** waits between attempts (tests inject a fake one); must reject when `signal` aborts */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** milliseconds since the epoch, to read `Retry-After` dates (default Date.now) */
+  now?: () => number;
+  /** [0, 1), for the jitter (default Math.random) */
+  random?: () => number;
+}
+
+export interface CallOptions {
+  /** POST: the Idempotency-Key (default a random UUID per call, reused across its retries) */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface AuthorizeOptions extends CallOptions {
+  /** the agent's RFC 9421 signer (createRequestSigner): the body is signed for every attempt */
+  signer?: RequestSigner;
+}
+
+type Params<N extends OperationName> = Operations[N]['params'];
+type Body<N extends OperationName> = Operations[N]['body'];
+type Response<N extends OperationName> = Operations[N]['response'];
+/** Query values travel as strings; numbers are accepted where the schema wants digits. */
+type QueryInput<Q> = { [K in keyof Q]: Q[K] | (Q[K] extends string | undefined ? number : never) };
+type Query<N extends OperationName> = QueryInput<Operations[N]['query']>;
+type ListQuery<N extends OperationName> = Omit<Query<N>, 'cursor'>;
+type Item<N extends OperationName> = Response<N> extends { items: (infer T)[] } ? T : never;
+
+interface CallParts {
+  params?: Record<string, string | number>;
+  query?: object;
+  body?: unknown;
+  bodyText?: string;
+  sign?: (bodyText: string | undefined) => Promise<Readonly<Record<string, string>>>;
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Expands `/v1/entities/{id}`; every value is one path segment (`ns:entity:agent:a` becomes `ns%3Aentity%3A…`). */
+export function expandPath(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '') throw new TypeError(`the path parameter \`${name}\` is required`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+export class AarClient {
+  readonly baseUrl: string;
+  readonly publicUrl: string;
+  readonly #transport: TransportOptions;
+  #jwks: JwksSource | undefined;
+
+  constructor(options: AarClientOptions) {
+    const base = new URL(options.baseUrl);
+    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('baseUrl must be http(s)');
+    if (base.username || base.password) throw new TypeError('baseUrl must not carry credentials');
+    this.baseUrl = base.toString().replace(/\/+$/, '');
+    this.publicUrl = new URL(options.publicUrl ?? this.baseUrl).toString().replace(/\/+$/, '');
+    this.#transport = {
+      baseUrl: this.baseUrl,
+      token: options.token,
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      retry: resolveRetryOptions(options.retry),
+      userAgent: options.userAgent ?? `aar-sdk-typescript/${SDK_VERSION}`,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      headers: { ...options.headers },
+      sleep: options.sleep ?? defaultSleep,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+      newIdempotencyKey: () => globalThis.crypto.randomUUID(),
+    };
+  }
+
+  /** Any route, as the service answers it: `await client.request('GET', '/v1/entities', { query: { limit: 5 } })`. */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    init: {
+      query?: Record<string, QueryValue>;
+      body?: unknown;
+      responseType?: 'json' | 'text';
+    } & CallOptions = {},
+  ): Promise<T> {
+    return (await this.requestRaw<T>(method, path, init)).body;
+  }
+
+  /** `request()` with the status, headers, attempts and Idempotency-Key of the answer. */
+  requestRaw<T = unknown>(
+    method: string,
+    path: string,
+    init: { query?: Record<string, QueryValue>; body?: unknown; responseType?: 'json' | 'text' } & CallOptions = {},
+  ): Promise<AarResponse<T>> {
+    if (!path.startsWith('/')) throw new TypeError('path must start with `/`');
+    return sendRequest<T>(this.#transport, {
+      method,
+      path,
+      query: init.query,
+      body: init.body,
+      headers: init.headers,
+      idempotencyKey: init.idempotencyKey,
+      signal: init.signal,
+      responseType: init.responseType,
+    });
+  }
+
+  async #call<N extends OperationName>(
+    name: N,
+    parts: CallParts = {},
+    options: CallOptions = {},
+  ): Promise<Response<N>> {
+    const spec = OPERATIONS[name];
+    const response = await sendRequest<Response<N>>(this.#transport, {
+      method: spec.method,
+      path: expandPath(spec.path, parts.params),
+      query: parts.query as Record<string, QueryValue> | undefined,
+      body: parts.body,
+      bodyText: parts.bodyText,
+      sign: parts.sign,
+      headers: options.headers,
+      idempotencyKey: options.idempotencyKey,
+      signal: options.signal,
+      responseType: spec.responseType,
+    });
+    return response.body;
+  }
+
+  /** Every item of a list operation, page after page. */
+  paginate<N extends PaginatedOperation>(
+    name: N,
+    query: ListQuery<N> = {} as ListQuery<N>,
+    options: CallOptions & { params?: Params<N> } = {},
+  ): AsyncGenerator<Item<N>, void, undefined> {
+    const { params, ...callOptions } = options;
+    return paginate<Item<N>>(
+      async (cursor) =>
+        (await this.#call(
+          name,
+          {
+            ...(params ? { params: params as unknown as Record<string, string> } : {}),
+            query: { ...query, ...(cursor === undefined ? {} : { cursor }) },
+          },
+          callOptions,
+        )) as { items: Item<N>[]; next_cursor: string | null },
+    );
+  }
+
+  // -- service, keys ------------------------------------------------------------------------------------------------
+  getHealth(options?: CallOptions): Promise<Response<'getHealth'>> {
+    return this.#call('getHealth', {}, options);
+  }
+  getMetrics(options?: CallOptions): Promise<Response<'getMetrics'>> {
+    return this.#call('getMetrics', {}, options);
+  }
+  getOpenApiDocument(options?: CallOptions): Promise<Response<'getOpenApiDocument'>> {
+    return this.#call('getOpenApiDocument', {}, options);
+  }
+  getJwks(options?: CallOptions): Promise<Response<'getJwks'>> {
+    return this.#call('getJwks', {}, options);
+  }
+  /** The issuer's JWKS through this client's fetch, fetched once and cached: pass it to every verifier. */
+  jwksSource(options: { refetchIntervalSeconds?: number } = {}): JwksSource {
+    this.#jwks ??= createJwksSource(`${this.baseUrl}/.well-known/jwks.json`, {
+      fetch: this.#transport.fetch,
+      now: this.#transport.now,
+      ...options,
+    });
+    return this.#jwks;
+  }
+
+  // -- entities -----------------------------------------------------------------------------------------------------
+  createEntity(body: Body<'createEntity'>, options?: CallOptions): Promise<Response<'createEntity'>> {
+    return this.#call('createEntity', { body }, options);
+  }
+  listEntities(query?: Query<'listEntities'>, options?: CallOptions): Promise<Response<'listEntities'>> {
+    return this.#call('listEntities', { query }, options);
+  }
+  listEntitiesAll(query?: ListQuery<'listEntities'>, options?: CallOptions) {
+    return this.paginate('listEntities', query, options);
+  }
+  getEntity(id: string, options?: CallOptions): Promise<Response<'getEntity'>> {
+    return this.#call('getEntity', { params: { id } }, options);
+  }
+  /** Tombstones the entity (right to erasure). */
+  deleteEntity(id: string, options?: CallOptions): Promise<Response<'deleteEntity'>> {
+    return this.#call('deleteEntity', { params: { id } }, options);
+  }
+  suspendEntity(id: string, options?: CallOptions): Promise<Response<'suspendEntity'>> {
+    return this.#call('suspendEntity', { params: { id } }, options);
+  }
+  activateEntity(id: string, options?: CallOptions): Promise<Response<'activateEntity'>> {
+    return this.#call('activateEntity', { params: { id } }, options);
+  }
+
+  // -- card tokens --------------------------------------------------------------------------------------------------
+  createCardToken(body: Body<'createCardToken'>, options?: CallOptions): Promise<Response<'createCardToken'>> {
+    return this.#call('createCardToken', { body }, options);
+  }
+  listCardTokens(query?: Query<'listCardTokens'>, options?: CallOptions): Promise<Response<'listCardTokens'>> {
+    return this.#call('listCardTokens', { query }, options);
+  }
+  listCardTokensAll(query?: ListQuery<'listCardTokens'>, options?: CallOptions) {
+    return this.paginate('listCardTokens', query, options);
+  }
+  getCardToken(id: string, options?: CallOptions): Promise<Response<'getCardToken'>> {
+    return this.#call('getCardToken', { params: { id } }, options);
+  }
+  suspendCardToken(id: string, options?: CallOptions): Promise<Response<'suspendCardToken'>> {
+    return this.#call('suspendCardToken', { params: { id } }, options);
+  }
+  activateCardToken(id: string, options?: CallOptions): Promise<Response<'activateCardToken'>> {
+    return this.#call('activateCardToken', { params: { id } }, options);
+  }
+
+  // -- merchants ----------------------------------------------------------------------------------------------------
+  createMerchant(body: Body<'createMerchant'>, options?: CallOptions): Promise<Response<'createMerchant'>> {
+    return this.#call('createMerchant', { body }, options);
+  }
+  listMerchants(query?: Query<'listMerchants'>, options?: CallOptions): Promise<Response<'listMerchants'>> {
+    return this.#call('listMerchants', { query }, options);
+  }
+  listMerchantsAll(query?: ListQuery<'listMerchants'>, options?: CallOptions) {
+    return this.paginate('listMerchants', query, options);
+  }
+  getMerchant(id: string, options?: CallOptions): Promise<Response<'getMerchant'>> {
+    return this.#call('getMerchant', { params: { id } }, options);
+  }
+
+  // -- grants and delegation ----------------------------------------------------------------------------------------
+  /** A root grant, or a sub-delegation (`parent_grant_id`; see signDelegationStatement for `delegator_proof`). */
+  createGrant(body: Body<'createGrant'>, options?: CallOptions): Promise<Response<'createGrant'>> {
+    return this.#call('createGrant', { body }, options);
+  }
+  listGrants(query?: Query<'listGrants'>, options?: CallOptions): Promise<Response<'listGrants'>> {
+    return this.#call('listGrants', { query }, options);
+  }
+  listGrantsAll(query?: ListQuery<'listGrants'>, options?: CallOptions) {
+    return this.paginate('listGrants', query, options);
+  }
+  getGrant(id: string, options?: CallOptions): Promise<Response<'getGrant'>> {
+    return this.#call('getGrant', { params: { id } }, options);
+  }
+  /** The signed `ns.delegation_chain.v1` from the root to this grant: verify it with verifyDelegationChain. */
+  getGrantChain(id: string, options?: CallOptions): Promise<Response<'getGrantChain'>> {
+    return this.#call('getGrantChain', { params: { id } }, options);
+  }
+  getDelegation(id: string, options?: CallOptions): Promise<Response<'getDelegation'>> {
+    return this.#call('getDelegation', { params: { id } }, options);
+  }
+  /** Revokes the grant and every grant delegated from it. */
+  revokeGrant(id: string, options?: CallOptions): Promise<Response<'revokeGrant'>> {
+    return this.#call('revokeGrant', { params: { id } }, options);
+  }
+
+  // -- API tokens ---------------------------------------------------------------------------------------------------
+  /** The secret (`token`) is in this answer only. */
+  createToken(body: Body<'createToken'>, options?: CallOptions): Promise<Response<'createToken'>> {
+    return this.#call('createToken', { body }, options);
+  }
+  listTokens(query?: Query<'listTokens'>, options?: CallOptions): Promise<Response<'listTokens'>> {
+    return this.#call('listTokens', { query }, options);
+  }
+  listTokensAll(query?: ListQuery<'listTokens'>, options?: CallOptions) {
+    return this.paginate('listTokens', query, options);
+  }
+  revokeToken(id: string, options?: CallOptions): Promise<Response<'revokeToken'>> {
+    return this.#call('revokeToken', { params: { id } }, options);
+  }
+
+  // -- runtime ------------------------------------------------------------------------------------------------------
+  /**
+   * `POST /v1/runtime/authorize`. With `signer`, the body is serialised once and those exact bytes are signed for
+   * `publicUrl` + path (RFC 9421) before every attempt. Every decision (deny included) is a 200 answer.
+   */
+  authorize(body: Body<'authorize'>, options: AuthorizeOptions = {}): Promise<Response<'authorize'>> {
+    const { signer, ...callOptions } = options;
+    const bodyText = JSON.stringify(body);
+    const target = `${this.publicUrl}${OPERATIONS.authorize.path}`;
+    return this.#call(
+      'authorize',
+      {
+        bodyText,
+        ...(signer ? { sign: (text) => signer.sign({ method: 'POST', url: target, body: text ?? '' }) } : {}),
+      },
+      callOptions,
+    );
+  }
+  /** Settles (`executed`) or releases (`failed`, `refunded`) an allowed purchase's reservation. */
+  recordOutcome(body: Body<'recordOutcome'>, options?: CallOptions): Promise<Response<'recordOutcome'>> {
+    return this.#call('recordOutcome', { body }, options);
+  }
+  recordRiskSignal(body: Body<'recordRiskSignal'>, options?: CallOptions): Promise<Response<'recordRiskSignal'>> {
+    return this.#call('recordRiskSignal', { body }, options);
+  }
+
+  // -- decisions, approvals, evidence -------------------------------------------------------------------------------
+  getDecision(id: string, options?: CallOptions): Promise<Response<'getDecision'>> {
+    return this.#call('getDecision', { params: { id } }, options);
+  }
+  getDecisionMap(id: string, options?: CallOptions): Promise<Response<'getDecisionMap'>> {
+    return this.#call('getDecisionMap', { params: { id } }, options);
+  }
+  listApprovals(query?: Query<'listApprovals'>, options?: CallOptions): Promise<Response<'listApprovals'>> {
+    return this.#call('listApprovals', { query }, options);
+  }
+  listApprovalsAll(query?: ListQuery<'listApprovals'>, options?: CallOptions) {
+    return this.paginate('listApprovals', query, options);
+  }
+  getApproval(id: string, options?: CallOptions): Promise<Response<'getApproval'>> {
+    return this.#call('getApproval', { params: { id } }, options);
+  }
+  decideApproval(id: string, body: Body<'decideApproval'>, options?: CallOptions): Promise<Response<'decideApproval'>> {
+    return this.#call('decideApproval', { params: { id }, body }, options);
+  }
+  /** The signed evidence pack (`ns:evidence-pack:<uuid>`, a decision's `evidence_refs`): verify it offline. */
+  getEvidencePack(id: string, options?: CallOptions): Promise<Response<'getEvidencePack'>> {
+    return this.#call('getEvidencePack', { params: { id } }, options);
+  }
+  /** The service's own verification; verifyEvidencePack() is the offline one, which trusts only the JWKS. */
+  verifyEvidencePackOnline(
+    body: Body<'verifyEvidencePackOnline'>,
+    options?: CallOptions,
+  ): Promise<Response<'verifyEvidencePackOnline'>> {
+    return this.#call('verifyEvidencePackOnline', { body }, options);
+  }
+
+  // -- reference data -----------------------------------------------------------------------------------------------
+  listCapabilities(options?: CallOptions): Promise<Response<'listCapabilities'>> {
+    return this.#call('listCapabilities', {}, options);
+  }
+  getCapability(id: string, options?: CallOptions): Promise<Response<'getCapability'>> {
+    return this.#call('getCapability', { params: { id } }, options);
+  }
+  getScope(id: string, options?: CallOptions): Promise<Response<'getScope'>> {
+    return this.#call('getScope', { params: { id } }, options);
+  }
+  listStates(options?: CallOptions): Promise<Response<'listStates'>> {
+    return this.#call('listStates', {}, options);
+  }
+  getState(id: string, options?: CallOptions): Promise<Response<'getState'>> {
+    return this.#call('getState', { params: { id } }, options);
+  }
+  listPolicies(options?: CallOptions): Promise<Response<'listPolicies'>> {
+    return this.#call('listPolicies', {}, options);
+  }
+  getPolicy(id: string, options?: CallOptions): Promise<Response<'getPolicy'>> {
+    return this.#call('getPolicy', { params: { id } }, options);
+  }
+
+  // -- events -------------------------------------------------------------------------------------------------------
+  listEvents(query?: Query<'listEvents'>, options?: CallOptions): Promise<Response<'listEvents'>> {
+    return this.#call('listEvents', { query }, options);
+  }
+  /**
+   * The events feed as an async iterator: `for await (const e of feed)`; `feed.cursor` is where to resume
+   * (pass it as `after`). `after` also takes an event id.
+   */
+  events(options: EventsFeedOptions = {}): EventsFeed {
+    const { after: _after, eventType, limit, signal } = options;
+    return new EventsFeed(
+      async (after, pageSignal) =>
+        (await this.#call(
+          'listEvents',
+          {
+            query: {
+              ...(after === undefined ? {} : { after }),
+              ...(eventType === undefined ? {} : { event_type: eventType }),
+              ...(limit === undefined ? {} : { limit }),
+            },
+          },
+          (pageSignal ?? signal) ? { signal: (pageSignal ?? signal) as AbortSignal } : {},
+        )) as unknown as EventsPage,
+      options,
+      this.#transport.sleep,
+    );
+  }
+  listEventTypes(query?: Query<'listEventTypes'>, options?: CallOptions): Promise<Response<'listEventTypes'>> {
+    return this.#call('listEventTypes', { query }, options);
+  }
+
+  // -- webhooks -----------------------------------------------------------------------------------------------------
+  /** The `whsec_` secret of a `shared_secret` endpoint is in this answer only. */
+  createWebhookEndpoint(
+    body: Body<'createWebhookEndpoint'>,
+    options?: CallOptions,
+  ): Promise<Response<'createWebhookEndpoint'>> {
+    return this.#call('createWebhookEndpoint', { body }, options);
+  }
+  listWebhookEndpoints(
+    query?: Query<'listWebhookEndpoints'>,
+    options?: CallOptions,
+  ): Promise<Response<'listWebhookEndpoints'>> {
+    return this.#call('listWebhookEndpoints', { query }, options);
+  }
+  listWebhookEndpointsAll(query?: ListQuery<'listWebhookEndpoints'>, options?: CallOptions) {
+    return this.paginate('listWebhookEndpoints', query, options);
+  }
+  getWebhookEndpoint(id: string, options?: CallOptions): Promise<Response<'getWebhookEndpoint'>> {
+    return this.#call('getWebhookEndpoint', { params: { id } }, options);
+  }
+  updateWebhookEndpoint(
+    id: string,
+    body: Body<'updateWebhookEndpoint'>,
+    options?: CallOptions,
+  ): Promise<Response<'updateWebhookEndpoint'>> {
+    return this.#call('updateWebhookEndpoint', { params: { id }, body }, options);
+  }
+  deleteWebhookEndpoint(id: string, options?: CallOptions): Promise<Response<'deleteWebhookEndpoint'>> {
+    return this.#call('deleteWebhookEndpoint', { params: { id } }, options);
+  }
+  /** The new secret signs beside the old one for 24 h; it is in this answer only. */
+  rotateWebhookSecret(id: string, options?: CallOptions): Promise<Response<'rotateWebhookSecret'>> {
+    return this.#call('rotateWebhookSecret', { params: { id } }, options);
+  }
+  enableWebhookEndpoint(id: string, options?: CallOptions): Promise<Response<'enableWebhookEndpoint'>> {
+    return this.#call('enableWebhookEndpoint', { params: { id } }, options);
+  }
+  disableWebhookEndpoint(id: string, options?: CallOptions): Promise<Response<'disableWebhookEndpoint'>> {
+    return this.#call('disableWebhookEndpoint', { params: { id } }, options);
+  }
+  listWebhookDeliveries(
+    id: string,
+    query?: Query<'listWebhookDeliveries'>,
+    options?: CallOptions,
+  ): Promise<Response<'listWebhookDeliveries'>> {
+    return this.#call('listWebhookDeliveries', { params: { id }, query }, options);
+  }
+  listWebhookDeliveriesAll(id: string, query?: ListQuery<'listWebhookDeliveries'>, options?: CallOptions) {
+    return this.paginate('listWebhookDeliveries', query, { ...options, params: { id } });
+  }
+  /** Queues the events of `{ since, until?, event_types? }` again for this endpoint. */
+  replayWebhookDeliveries(
+    id: string,
+    body: Body<'replayWebhookDeliveries'>,
+    options?: CallOptions,
+  ): Promise<Response<'replayWebhookDeliveries'>> {
+    return this.#call('replayWebhookDeliveries', { params: { id }, body }, options);
+  }
+
+  // -- audit chain --------------------------------------------------------------------------------------------------
+  appendAuditEntry(body: Body<'appendAuditEntry'>, options?: CallOptions): Promise<Response<'appendAuditEntry'>> {
+    return this.#call('appendAuditEntry', { body }, options);
+  }
+  /** The service walks its whole chain: `{ valid, size, root_hash, checked, first_invalid_index?, checkpoint }`. */
+  verifyAudit(options?: CallOptions): Promise<Response<'verifyAudit'>> {
+    return this.#call('verifyAudit', {}, options);
+  }
+  getAuditCheckpoint(options?: CallOptions): Promise<Response<'getAuditCheckpoint'>> {
+    return this.#call('getAuditCheckpoint', {}, options);
+  }
+  signAuditCheckpoint(options?: CallOptions): Promise<Response<'signAuditCheckpoint'>> {
+    return this.#call('signAuditCheckpoint', {}, options);
+  }
+  /** By leaf index, or by entry id (`ns:audit:<uuid>`). */
+  getAuditEntry(index: number | string, options?: CallOptions): Promise<Response<'getAuditEntry'>> {
+    return this.#call('getAuditEntry', { params: { index } }, options);
+  }
+  getInclusionProof(query: Query<'getInclusionProof'>, options?: CallOptions): Promise<Response<'getInclusionProof'>> {
+    return this.#call('getInclusionProof', { query }, options);
+  }
+  getConsistencyProof(
+    query: Query<'getConsistencyProof'>,
+    options?: CallOptions,
+  ): Promise<Response<'getConsistencyProof'>> {
+    return this.#call('getConsistencyProof', { query }, options);
+  }
+}
+
+/** The list operations that take a `cursor`: the ones `paginate()` walks. */
+export type PaginatedOperation = {
+  [N in OperationName]: 'cursor' extends keyof Operations[N]['query'] ? N : never;
+}[OperationName];
+
+export type { EventEnvelope };

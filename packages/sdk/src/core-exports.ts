@@ -1,0 +1,50 @@
+/**
+ * What the SDK passes through from core unchanged: the pure verifiers and their result types, `decide` (the same
+ * function the service runs, for replay), canonical JSON and the document signer. The verifiers that take trusted
+ * keys are wrapped in verify/ (they also accept a JwksSource) and exported from there under core's names.
+ */
+export {
+  AarError,
+  EVIDENCE_CHECKS,
+  WEBHOOK_PROFILES,
+  canonicalBytes,
+  canonicalJson,
+  contentDigest,
+  createWebCryptoSigner,
+  decide,
+  jwkThumbprint,
+  parseCheckpointJson,
+  parseInclusionProofJson,
+  parseStrictJson,
+  replayDecision,
+  signDocument,
+  verifyConsistencyProofJson,
+  verifyInclusionProofJson,
+  verifyRequestSignature,
+  verifyWebhookDelivery,
+} from '@aar/core';
+export type {
+  CheckpointJson,
+  ConsistencyProofJson,
+  Decision,
+  DecisionSnapshot,
+  DocumentSignature,
+  DocumentSigner,
+  Ed25519PublicJwk,
+  ErrorCode,
+  EvidenceCheck,
+  EvidenceVerificationResult,
+  GrantScope,
+  InclusionProofJson,
+  Jwks,
+  ReasonCode,
+  ReplayDecision,
+  TrustedKeys,
+  VerifyDelegationChainResult,
+  VerifyDocumentResult,
+  VerifyEvidencePackOptions,
+  VerifyWebhookOptions,
+  WebhookKeyResolver,
+  WebhookProfile,
+  WebhookVerificationResult,
+} from '@aar/core';
