@@ -10,7 +10,10 @@ import { verifyDocument, type Jwks } from '@aar/core';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireApprovals } from '../../src/services/approvals/expire-approvals.ts';
 import { rotateSigningKey } from '../../src/services/keys/rotate-signing-key.ts';
+import { signScheduledCheckpoint } from '../../src/workers/checkpoint-worker.ts';
+import { SteppingClock } from '../support/stepping-clock.ts';
 import { buildDelegationWorld, type DelegationWorld } from '../support/delegation-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
@@ -42,10 +45,12 @@ describe('every event the service emits validates against the catalogue it serve
   };
 
   beforeAll(async () => {
-    rt = await startTestRuntime();
+    const clock = new SteppingClock();
+    // insecure webhook targets: the endpoints below are registered, never delivered to (no worker runs here)
+    rt = await startTestRuntime({ clock, config: { webhookAllowInsecure: true } });
     const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
-    w = await buildDelegationWorld(base, ADMIN_TOKEN);
-    await drive(w, rt);
+    w = await buildDelegationWorld(base, ADMIN_TOKEN, clock);
+    await drive(w, rt, clock);
     events = await allEvents(w);
     // fetched without any credential: the catalogue is public
     const got = await fetch(`${base}/v1/event-types`);
@@ -80,6 +85,14 @@ describe('every event the service emits validates against the catalogue it serve
       'ns.credential.created',
       'ns.credential.revoked',
       'ns.key.rotated',
+      'ns.approval.expired',
+      'ns.audit.checkpoint_signed',
+      'ns.webhook.endpoint_created',
+      'ns.webhook.endpoint_updated',
+      'ns.webhook.secret_rotated',
+      'ns.webhook.endpoint_disabled',
+      'ns.webhook.endpoint_enabled',
+      'ns.webhook.endpoint_deleted',
     ]) {
       expect(seen, type).toContain(type);
     }
@@ -126,10 +139,16 @@ describe('every event the service emits validates against the catalogue it serve
     expect(erased).toHaveLength(1);
     expect(erased[0]!.data).toEqual({ network: 'visa', last4: null, erased: true });
   });
+
+  it('carries only the origin of a webhook URL, never its path or query', () => {
+    const hooks = events.filter((e) => e.event_type.startsWith('ns.webhook.'));
+    expect(hooks.length).toBeGreaterThanOrEqual(6);
+    expect(JSON.stringify(hooks)).not.toContain('kept-out-of-events');
+  });
 });
 
 /** The scenario: each step a user-visible change; every one of them must leave a catalogued event. */
-async function drive(w: DelegationWorld, rt: TestRuntime): Promise<void> {
+async function drive(w: DelegationWorld, rt: TestRuntime, clock: SteppingClock): Promise<void> {
   const { must, call } = w;
   // delegation two levels down, signed by each delegator
   const middle = await w.delegate(w.root.grant_id, 'concierge', 'ns:entity:agent:planner', {
@@ -234,6 +253,28 @@ async function drive(w: DelegationWorld, rt: TestRuntime): Promise<void> {
   await must('POST', '/v1/tokens', { role: 'principal', principal_entity_id: 'ns:entity:person:carol' });
   const gone = await call('DELETE', '/v1/entities/ns:entity:person:carol');
   expect(gone.status).toBe(200);
+
+  // a webhook endpoint through its whole life
+  const endpoint = await must('POST', '/v1/webhook-endpoints', {
+    url: 'http://127.0.0.1:9/hooks/aar?token=kept-out-of-events',
+    profile: 'shared_secret',
+    event_types: ['ns.authority.*'],
+  });
+  const at = `/v1/webhook-endpoints/${endpoint.endpoint_id}`;
+  await must('PATCH', at, { event_types: ['ns.decision.*', 'ns.authority.revoked'], description: 'catalogue' });
+  await must('POST', `${at}/rotate-secret`, {});
+  await must('POST', `${at}/disable`, {});
+  await must('POST', `${at}/enable`, {});
+  expect((await call('DELETE', at)).status).toBeLessThan(300);
+
+  // an approval left undecided lapses, and the sweep announces it
+  const lapsing = await w.authorize('concierge', w.purchase('concierge', 82));
+  expect(lapsing.body.decision).toBe('require_approval');
+  clock.advance(16 * 60);
+  expect(await expireApprovals(rt.ctx)).toBeGreaterThanOrEqual(1);
+
+  // the scheduled checkpoint (what the checkpoint worker of `aar serve` runs)
+  expect(await signScheduledCheckpoint(rt.ctx)).not.toBeNull();
 }
 
 async function allEvents(w: DelegationWorld): Promise<Envelope[]> {

@@ -8,7 +8,7 @@ export const AUDIT_EVENTS = [
     description:
       'the service signs a checkpoint of the audit log (at least every `AAR_CHECKPOINT_INTERVAL` seconds while ' +
       'entries arrive): a consumer may fetch it and check consistency with the last one it holds',
-    subject_ref: { description: 'the log origin', pattern: '^.{1,512}$' },
+    subject_ref: { description: 'the checkpoint, `ns:checkpoint:<tree size>`', pattern: '^ns:checkpoint:[1-9][0-9]*$' },
     reason_codes: ['checkpoint_signed'],
     principal_entity_id: 'never',
     actor_entity_id: 'never',
