@@ -14,6 +14,11 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
       config: { public: true, rateLimit: false },
       schema: {
         summary: 'Liveness and database reachability',
+        operationId: 'getHealth',
+        description:
+          'Answers 200 only when the database answers a query within 2 s, and 503 `storage_unavailable` otherwise: ' +
+          'without its store the service can record no decision, so a load balancer should take it out. Never rate ' +
+          'limited, so a monitor is not throttled into false alarms.',
         tags: ['operations'],
         response: {
           200: {

@@ -38,6 +38,11 @@ export function registerMetrics(app: FastifyInstance): Registry {
       config: { public: true, rateLimit: false },
       schema: {
         summary: 'Prometheus metrics',
+        operationId: 'getMetrics',
+        description:
+          'Request counts and latency histograms by method, route template and status, with the Node.js process and ' +
+          'service metrics, in the Prometheus text format. Labels carry route templates, never ids or request data. ' +
+          'Never rate limited; restrict it at the network edge if it must not be public.',
         tags: ['operations'],
         produces: ['text/plain'],
         response: { 200: { description: 'Prometheus text exposition format', type: 'string' } },

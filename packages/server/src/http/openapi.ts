@@ -66,8 +66,24 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: ({ schema, url, route }) => ({ schema: documentedSchema(schema, route), url }),
   });
 
-  app.get(OPENAPI_PATH, { config: { public: true }, schema: { summary: 'This document', tags: ['meta'] } }, async () =>
-    app.swagger(),
+  app.get(
+    OPENAPI_PATH,
+    {
+      config: { public: true },
+      schema: {
+        summary: 'This document',
+        operationId: 'getOpenApiDocument',
+        description:
+          'The OpenAPI 3.1 description of this deployment, generated from the route schemas at start: every ' +
+          'operation with its roles (`x-roles`), its success answer and one problem+json answer per status, listing ' +
+          'the error codes it can give. Generate clients from it; `/docs` renders it.',
+        tags: ['meta'],
+        response: {
+          200: { type: 'object', additionalProperties: true, description: 'an OpenAPI 3.1 document' },
+        },
+      },
+    },
+    async () => app.swagger(),
   );
 
   // swagger-ui's routes (page, assets, its own copy of the document) are public, and only they: the hook is scoped.
@@ -87,7 +103,9 @@ export function openApiDocument(app: FastifyInstance): OpenApiDocument {
 /**
  * What a client generator needs of every operation, derived so that no route can forget it: the roles that may call
  * it (`x-roles`, and a line of the description), and one problem+json response per status it can answer with, each
- * listing its codes. Unions of string literals become `enum`s (TypeBox writes them as `anyOf` of `const`s).
+ * listing its codes. Unions of string literals become `enum`s (TypeBox writes them as `anyOf` of `const`s). The
+ * summary, description and `operationId` are each route's own (test/http/openapi-completeness.test.ts holds every
+ * route to them).
  */
 function documentedSchema(schema: RouteOptions['schema'] | undefined, route: RouteOptions): Record<string, unknown> {
   const documented: Record<string, unknown> = { ...(schema ?? {}) };
@@ -111,7 +129,9 @@ export function errorResponsesOf(route: RouteOptions, isPublic: boolean): Map<nu
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const writes = methods.some((m) => m !== 'GET' && m !== 'HEAD');
-  const codes = new Set<ErrorCode>(['rate_limited', 'internal', 'storage_unavailable']);
+  const codes = new Set<ErrorCode>(['internal', 'storage_unavailable']);
+  // health and metrics opt out of the rate limit (http/rate-limit.ts): they never answer 429
+  if (route.config?.rateLimit !== false) codes.add('rate_limited');
   if (!isPublic) for (const code of ['unauthenticated', 'forbidden'] as const) codes.add(code);
   if (schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined) {
     codes.add('invalid_request');
@@ -143,21 +163,37 @@ function problemResponse(codes: readonly ErrorCode[]): Record<string, unknown> {
   };
 }
 
-/** `anyOf: [{ const: 'a' }, { const: 'b' }]` (how TypeBox writes a union of literals) becomes `enum: ['a', 'b']`. */
+/**
+ * `anyOf: [{ const: 'a' }, { const: 'b' }]` (how TypeBox writes a union of literals) becomes `enum: ['a', 'b']`;
+ * beside other members (a nullable union: `anyOf: [{ const: 'a' }, { const: 'b' }, { type: 'null' }]`) the literals
+ * become one enum member of the `anyOf`.
+ */
 function enumsForLiteralUnions(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(enumsForLiteralUnions);
   if (typeof node !== 'object' || node === null) return node;
   const record = node as Record<string, unknown>;
   const anyOf = record.anyOf;
-  if (
-    Array.isArray(anyOf) &&
-    anyOf.length > 0 &&
-    anyOf.every((m) => typeof m === 'object' && m !== null && typeof (m as { const?: unknown }).const === 'string')
-  ) {
+  if (Array.isArray(anyOf) && anyOf.length > 0) {
+    const literals = anyOf.filter(isStringConst);
     const { anyOf: _anyOf, ...rest } = record;
-    return { ...rest, type: 'string', enum: anyOf.map((m) => (m as { const: string }).const) };
+    const values = literals.map((m) => m.const);
+    if (literals.length === anyOf.length)
+      return { ...(enumsForLiteralUnions(rest) as object), type: 'string', enum: values };
+    if (literals.length >= 2) {
+      const others = anyOf.filter((m) => !isStringConst(m)).map(enumsForLiteralUnions);
+      return { ...(enumsForLiteralUnions(rest) as object), anyOf: [{ type: 'string', enum: values }, ...others] };
+    }
+  }
+  // `Type.Enum([...])` writes a bare `enum`: a generator wants its type too
+  const values = record.enum;
+  if (record.type === undefined && Array.isArray(values) && values.every((v) => typeof v === 'string')) {
+    return { type: 'string', ...record };
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) out[key] = enumsForLiteralUnions(value);
   return out;
+}
+
+function isStringConst(member: unknown): member is { const: string } {
+  return typeof member === 'object' && member !== null && typeof (member as { const?: unknown }).const === 'string';
 }

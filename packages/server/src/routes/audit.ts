@@ -85,6 +85,11 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
     schema: {
       tags,
       summary: 'Append a record (by digest) to the audit chain',
+      operationId: 'appendAuditEntry',
+      description:
+        'Commits an external record to the write-once chain: only its SHA-256 (RFC 8785) enters the entry, with ' +
+        'your `kind` (not starting with `ns.`, reserved for the service) and `subject_ref`. Answers the new leaf, ' +
+        'its index and exact bytes; later checkpoints and proofs cover it. An entry can never be changed or removed.',
       body: AppendBody,
       response: { 201: Entry },
     },
@@ -96,25 +101,42 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
     schema: {
       tags,
       summary: 'Recompute the hash chain and the Merkle tree from the stored entries',
+      operationId: 'verifyAuditLog',
+      description:
+        'Reads the whole log and recomputes every leaf hash, the chain, the Merkle root and the latest checkpoint ' +
+        'signature, and checks each stored record (decisions, events, approvals, revocations, evidence packs) ' +
+        'against the entry that commits to it. Answers 200 with `valid`, and on failure the first bad index, the ' +
+        'reason and the record. Its cost grows with the log: run it from an auditor job, not per request.',
       response: { 200: Verification },
     },
     handler: async () => verifyAuditLog(ctx),
   });
 
   r.get(`${prefix}/checkpoint`, {
-    config: read,
+    config: { ...read, errors: ['conflict', 'audit_unavailable'] },
     schema: {
       tags,
       summary: 'The latest signed checkpoint (one is signed on demand when none exists yet)',
+      operationId: 'getAuditCheckpoint',
+      description:
+        'The newest `{ origin, size, root_hash, timestamp, signature }` signed by the service key: a commitment to ' +
+        'the first `size` entries that proofs are checked against. When none exists yet one is signed now (409 ' +
+        '`conflict` while the log is empty).',
       response: { 200: Checkpoint },
     },
     handler: async () => (await latestCheckpoint(ctx.store.db)) ?? signCheckpoint(ctx),
   });
 
   r.post(`${prefix}/checkpoint`, {
+    config: { errors: ['conflict'] },
     schema: {
       tags,
       summary: 'Sign a checkpoint of the log as it is now (consistent with the latest one, or refused)',
+      operationId: 'signAuditCheckpoint',
+      description:
+        'Signs a checkpoint of the whole log now, after proving it consistent with the latest one (otherwise 503 ' +
+        '`audit_unavailable`: the log would have been rewritten). A log that has not grown since answers the ' +
+        'latest checkpoint unchanged; an empty log is 409 `conflict`. Checkpoints are also signed periodically.',
       response: { 200: Checkpoint },
     },
     handler: async () => signCheckpoint(ctx),
@@ -125,6 +147,11 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
     schema: {
       tags,
       summary: 'One entry of the log, by leaf index or by its `ns:audit:<uuid>` (the `audit_ref` of maps and events)',
+      operationId: 'getAuditEntry',
+      description:
+        'The exact leaf bytes (RFC 8785 JSON of `ns.audit_entry.v1`) with the leaf hash and index, so a holder of ' +
+        'an `audit_ref` can recompute the hash and ask for its inclusion proof. An index beyond the log or an ' +
+        'unknown id is 404.',
       params: Type.Object(
         {
           index: Type.Union([
@@ -143,10 +170,15 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
   });
 
   r.get(`${prefix}/proofs/inclusion`, {
-    config: read,
+    config: { ...read, errors: ['audit_unavailable'] },
     schema: {
       tags,
       summary: 'RFC 9162 inclusion proof of leaf `index` in the tree of `size` leaves (default: the whole log)',
+      operationId: 'getInclusionProof',
+      description:
+        'The audit path that proves leaf `index` is in the tree of `size` leaves; check it against the `root_hash` ' +
+        'of a signed checkpoint of that size. `index` must be below `size`, and `size` at most the log size (400 ' +
+        'naming the parameter otherwise).',
       querystring: Type.Object(
         { index: TreeNumber('leaf index'), size: Type.Optional(TreeNumber('tree size')) },
         { additionalProperties: false },
@@ -162,10 +194,15 @@ export async function auditRoutes(app: FastifyInstance, ctx: AppContext, prefix 
   });
 
   r.get(`${prefix}/proofs/consistency`, {
-    config: read,
+    config: { ...read, errors: ['audit_unavailable'] },
     schema: {
       tags,
       summary: 'RFC 9162 consistency proof from the tree of `from` leaves to the tree of `to` (default: the whole log)',
+      operationId: 'getConsistencyProof',
+      description:
+        'The hashes that prove the tree of `to` leaves extends the tree of `from` leaves unchanged: an auditor ' +
+        'holding an older checkpoint checks with it that nothing was rewritten since. Needs 0 < `from` <= `to` <= ' +
+        'the log size (400 naming the parameter otherwise).',
       querystring: Type.Object(
         { from: TreeNumber('older tree size'), to: Type.Optional(TreeNumber('newer tree size')) },
         { additionalProperties: false },

@@ -44,10 +44,19 @@ export async function cardTokenRoutes(app: FastifyInstance, ctx: AppContext): Pr
   const tags = ['card tokens'];
 
   r.post('/v1/card-tokens', {
-    config: { roles: ['admin', 'principal'] },
+    config: {
+      roles: ['admin', 'principal'],
+      errors: ['invalid_id', 'reference_not_found', 'reference_invalid', 'conflict'],
+    },
     schema: {
       tags,
       summary: 'Bind a card token to its principal',
+      operationId: 'createCardToken',
+      description:
+        'Registers a network or wallet token as `ns:card_token:<id>` (credential `ns:credential:card-token:<id>`, ' +
+        "the form a grant's `resource_id` names), `active`, owned by an active principal; records " +
+        '`ns.card_token.created`. A raw card number anywhere in the body is refused (400 `pan_refused`) and never ' +
+        'stored. A principal credential binds tokens to its own principal only.',
       body: CreateCardTokenBody,
       response: { 201: CardToken },
     },
@@ -59,6 +68,11 @@ export async function cardTokenRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'List card tokens (a principal credential sees only its own)',
+      operationId: 'listCardTokens',
+      description:
+        'Card tokens in creation order, a page at a time (`limit`, `cursor`), optionally of one principal. For a ' +
+        'principal credential the `principal_entity_id` filter is always its own principal. The network token ' +
+        'itself is never returned, only `network`, `last4` and `expires`.',
       querystring: Type.Object(
         { ...pageQueryProperties, principal_entity_id: Type.Optional(Type.String()) },
         { additionalProperties: false },
@@ -73,7 +87,16 @@ export async function cardTokenRoutes(app: FastifyInstance, ctx: AppContext): Pr
 
   r.get('/v1/card-tokens/:id', {
     config: { roles: ['admin', 'auditor', 'principal'] },
-    schema: { tags, summary: 'Read a card token', params: IdParams, response: { 200: CardToken } },
+    schema: {
+      tags,
+      summary: 'Read a card token',
+      operationId: 'getCardToken',
+      description:
+        'One card token, by `ns:card_token:<id>` or by its credential id `ns:credential:card-token:<id>`. A ' +
+        "principal credential reads only its own principal's tokens (403 otherwise).",
+      params: IdParams,
+      response: { 200: CardToken },
+    },
     handler: async (req) => {
       const row = await findCardToken(ctx.store.db, req.params.id, '/params/id');
       if (req.credential?.role === 'principal') requirePrincipalAccess(req.credential, row.principal_entity_id);
@@ -86,10 +109,18 @@ export async function cardTokenRoutes(app: FastifyInstance, ctx: AppContext): Pr
     ['activate', 'active'],
   ] as const) {
     r.post(`/v1/card-tokens/:id/${verb}`, {
-      config: { roles: ['admin', 'principal'] },
+      config: { roles: ['admin', 'principal'], errors: ['conflict'] },
       schema: {
         tags,
         summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a card token`,
+        operationId: `${verb}CardToken`,
+        description:
+          verb === 'suspend'
+            ? 'Sets the card token `suspended` and records `ns.card_token.suspended`: every authorization that uses ' +
+              'it is denied (`instrument_inactive`) from the next request, while the grants bound to it stay as ' +
+              'they are. Idempotent. A principal credential acts on its own tokens only.'
+            : 'Sets a suspended card token `active` again and records `ns.card_token.activated`: the grants bound ' +
+              'to it apply again from the next request. Idempotent. A principal credential acts on its own tokens only.',
         params: IdParams,
         response: { 200: CardToken },
       },

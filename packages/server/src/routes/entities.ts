@@ -49,10 +49,15 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const tags = ['entities'];
 
   r.post('/v1/entities', {
-    config: { roles: ['admin'] },
+    config: { roles: ['admin'], errors: ['invalid_id', 'conflict'] },
     schema: {
       tags,
       summary: 'Register a person, organisation or agent',
+      operationId: 'createEntity',
+      description:
+        'Creates the entity `ns:entity:<type>:<id>` in state `active` and records `ns.entity.created`. `id` is yours ' +
+        'to choose (a UUIDv7 is minted when omitted); an existing id is 409 `conflict`. An agent that signs its ' +
+        'requests, or a delegator that signs its consent, registers its Ed25519 `public_key_jwk` here.',
       body: CreateEntityBody,
       response: { 201: Entity },
     },
@@ -64,6 +69,11 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
     schema: {
       tags,
       summary: 'List entities',
+      operationId: 'listEntities',
+      description:
+        'Entities in creation order, a page at a time (`limit`, then `cursor` = the `next_cursor` of the previous ' +
+        'page; `null` when there is no more). Filter by `type` and `state`. Tombstoned entities are listed, without ' +
+        'their personal data.',
       querystring: ListQuery,
       response: { 200: pageSchema(Entity) },
     },
@@ -72,7 +82,16 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   r.get('/v1/entities/:id', {
     config: { roles: ['admin', 'auditor', 'principal'] },
-    schema: { tags, summary: 'Read an entity', params: IdParams, response: { 200: Entity } },
+    schema: {
+      tags,
+      summary: 'Read an entity',
+      operationId: 'getEntity',
+      description:
+        'One entity by its id (`ns:human:<id>` and `ns:agent:<id>` are accepted as aliases). A principal credential ' +
+        'reads only its own principal (403 otherwise). Resolves the principal and actor nodes of a decision map.',
+      params: IdParams,
+      response: { 200: Entity },
+    },
     handler: async (req) => {
       const entity = await getEntity(ctx, req.params.id);
       if (req.credential?.role === 'principal') requirePrincipalAccess(req.credential, entity.entity_id);
@@ -85,10 +104,18 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
     ['activate', 'active'],
   ] as const) {
     r.post(`/v1/entities/:id/${verb}`, {
-      config: { roles: ['admin'] },
+      config: { roles: ['admin'], errors: ['conflict'] },
       schema: {
         tags,
         summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} an entity`,
+        operationId: `${verb}Entity`,
+        description:
+          verb === 'suspend'
+            ? 'Sets the entity `suspended` and records `ns.entity.suspended`: from the next request, every ' +
+              'authorization it takes part in (as agent or principal) is denied, and its grants stay as they are. ' +
+              'Idempotent; a tombstoned entity is 409 `conflict`.'
+            : 'Sets a suspended entity `active` again and records `ns.entity.activated`: its grants apply again ' +
+              'from the next request. Idempotent; a tombstoned entity is 409 `conflict` (erasure is final).',
         params: IdParams,
         response: { 200: Entity },
       },
@@ -97,10 +124,16 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
   }
 
   r.delete('/v1/entities/:id', {
-    config: { roles: ['admin'] },
+    config: { roles: ['admin'], errors: ['conflict'] },
     schema: {
       tags,
       summary: 'Tombstone an entity (right to erasure): its personal data goes, the audit chain stays valid',
+      operationId: 'deleteEntity',
+      description:
+        'Erases the personal data of the entity (and of its card tokens for a principal), revokes its principal ' +
+        'credentials and sets it `tombstoned` for good, in one unit with `ns.entity.tombstoned`. Its decisions, ' +
+        'evidence packs and audit entries stay and still verify (docs/audit.md, "Erasure"); every later ' +
+        'authorization naming it is denied. Idempotent: a tombstoned entity is answered as it is.',
       params: IdParams,
       response: { 200: Entity },
     },

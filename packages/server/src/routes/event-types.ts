@@ -73,6 +73,12 @@ export async function eventTypeRoutes(app: FastifyInstance, _ctx: AppContext): P
     schema: {
       tags: ['events'],
       summary: 'The event catalogue: every event type by family, its reason codes and the JSON Schema of its data',
+      operationId: 'listEventTypes',
+      description:
+        'Every event type the service emits, grouped by family (`ns.<family>.<type>`), with when it is emitted, ' +
+        'the `reason_code`s it carries, what its `subject_ref` names and the JSON Schema of its `data`, plus the ' +
+        'schema of the `ns.webhook.v1` envelope. The same on every deployment, hence public: a webhook receiver ' +
+        'builds its validators from it. `family` narrows it to one family.',
       security: [],
       querystring: CatalogueQuery,
       response: { 200: Catalogue },

@@ -23,10 +23,16 @@ export async function evidencePackRoutes(app: FastifyInstance, ctx: AppContext):
   const tags = ['evidence'];
 
   r.get('/v1/evidence-packs/:id', {
-    config: { roles: ['runtime', 'auditor', 'principal'] },
+    config: { roles: ['runtime', 'auditor', 'principal'], errors: ['audit_unavailable'] },
     schema: {
       tags,
       summary: 'The signed evidence pack of a decision (assembled on first request, then always the same bytes)',
+      operationId: 'getEvidencePack',
+      description:
+        'The `ns.evidence_pack.v1` of a decision: its request, snapshot, decision map, audit entry with its ' +
+        'inclusion proof and a signed checkpoint, signed by the service so it verifies offline against the JWKS. ' +
+        'Assembled and stored on the first read (which may sign a checkpoint, so it can answer 503 ' +
+        "`audit_unavailable`), then served byte for byte. A principal credential reads its own principal's packs only.",
       params: IdParams,
       response: { 200: Open('`ns.evidence_pack.v1`, signed') },
     },
@@ -42,6 +48,12 @@ export async function evidencePackRoutes(app: FastifyInstance, ctx: AppContext):
     schema: {
       tags,
       summary: 'Verify an evidence pack server-side: signatures, audit proof, checkpoint and replay',
+      operationId: 'verifyEvidencePack',
+      description:
+        'Checks a pack you hold: its signature against the keys of this service, the audit inclusion proof ' +
+        "against the signed checkpoint, and a replay of the decision from the pack's own snapshot. Answers 200 " +
+        'with `valid` and one entry per check, also when the pack is invalid; it changes nothing. The same checks ' +
+        'run offline in core and the SDKs.',
       body: Open('an `ns.evidence_pack.v1`'),
       response: { 200: VerificationResult },
     },

@@ -109,7 +109,12 @@ const RevokeResult = Type.Object({
   }),
   already_revoked: Type.Boolean(),
   revoked_at: Timestamp,
-  reason_code: Type.Union([Type.String(), Type.Null()]),
+  reason_code: Type.Union(
+    [Type.Literal('principal_revoked_authority'), Type.Literal('admin_revoked_authority'), Type.Null()],
+    {
+      description: 'the reason recorded with the revocation events; null when it was revoked already',
+    },
+  ),
   audit_ref: Type.Union([Type.String(), Type.Null()]),
   elapsed_ms: Type.Number({ description: 'from the call to the commit of every revocation, event and audit entry' }),
 });
@@ -138,10 +143,30 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
   const tags = ['grants'];
 
   r.post('/v1/grants', {
-    config: { roles: ['admin', 'principal'] },
+    config: {
+      roles: ['admin', 'principal'],
+      errors: [
+        'invalid_id',
+        'invalid_amount',
+        'unknown_currency',
+        'invalid_signature',
+        'reference_not_found',
+        'reference_invalid',
+        'scope_not_subset',
+        'conflict',
+      ],
+    },
     schema: {
       tags,
       summary: 'Grant authority over a card token to an actor, or sub-delegate part of a grant (`parent_grant_id`)',
+      operationId: 'createGrant',
+      description:
+        'Without `parent_grant_id`: a root grant from a principal to an actor over one of its card tokens; one that ' +
+        'can move money must bound it (per-purchase and daily limits). With it: a sub-delegation, a subset of its ' +
+        'parent field by field (422 `scope_not_subset` names every wider field), signed by the delegator ' +
+        '(`delegator_proof`) when the delegator has a key. The service signs the link and records ' +
+        '`ns.authority.granted` (root) or `ns.authority.delegated`; money limits are in major units, kept as ' +
+        'integer minor units.',
       body: CreateGrantBody,
       response: { 201: Grant },
     },
@@ -153,6 +178,11 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'List grants (a principal credential sees only its own)',
+      operationId: 'listGrants',
+      description:
+        'Grants in creation order, a page at a time (`limit`, `cursor`), filtered by principal, actor, `state` or ' +
+        'parent (`parent_grant_id`: its direct children). A principal credential sees the grants of its own ' +
+        'principal only, whatever filter it sends.',
       querystring: ListQuery,
       response: { 200: pageSchema(Grant) },
     },
@@ -175,6 +205,11 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'Read a grant with its signed link',
+      operationId: 'getGrant',
+      description:
+        'One grant `ns:authority:grant:<uuid>` with its current state, scope (amounts in major units) and `link`, ' +
+        'the `ns.authority_grant.v1` document the service signed when it was created. A principal credential reads ' +
+        "its own principal's grants only.",
       params: IdParams,
       response: { 200: Grant },
     },
@@ -190,6 +225,11 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'The delegation chain of a grant, root first, signed, with the keys to verify it offline',
+      operationId: 'getGrantChain',
+      description:
+        'Every link from the root grant to this one, root first, with each link state now, the service keys and ' +
+        "the delegators' keys, signed as `ns.delegation_chain.v1`: enough to verify attenuation and signatures " +
+        'offline (docs/delegation.md). A principal credential reads chains of its principal or chains it holds a link of.',
       params: IdParams,
       response: { 200: DelegationChain },
     },
@@ -201,6 +241,11 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: '`ns:delegation:<uuid>`: the chain that ends at grant `ns:authority:grant:<uuid>`',
+      operationId: 'getDelegation',
+      description:
+        'Resolves the delegation node of a decision map: the same signed `ns.delegation_chain.v1` as ' +
+        '`GET /v1/grants/{id}/chain` for the grant with the same uuid. Anything but `ns:delegation:<uuid>` is 400 ' +
+        '`invalid_id`.',
       params: IdParams,
       response: { 200: DelegationChain },
     },
@@ -212,6 +257,13 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'Revoke a grant and its whole subtree, in one transaction; idempotent',
+      operationId: 'revokeGrant',
+      description:
+        'Revokes the grant and every active grant delegated from it, in one unit with one `ns.authority.revoked` ' +
+        'event per grant and one audit entry for the operation; every instance denies them (`authority_revoked`) ' +
+        'from the commit on. ' +
+        'The principal of the chain (or an admin) may revoke. A second call answers `already_revoked: true`, ' +
+        '`revoked_count: 0`.',
       params: IdParams,
       response: { 200: RevokeResult },
     },

@@ -22,6 +22,11 @@ export async function jwksRoutes(app: FastifyInstance, ctx: AppContext): Promise
     schema: {
       tags: ['keys'],
       summary: 'Public signing keys, current and rotated',
+      operationId: 'getJwks',
+      description:
+        'The Ed25519 keys (RFC 8037 OKP JWKs) that verify every document this service signs: decision maps, ' +
+        'evidence packs, grant links, checkpoints, webhooks of the asymmetric profile. A rotated key keeps ' +
+        '`valid_until` and stays listed so that old documents still verify. Cacheable for 5 minutes.',
       security: [],
       response: { 200: Type.Object({ keys: Type.Array(Jwk) }) },
     },

@@ -37,10 +37,15 @@ export async function merchantRoutes(app: FastifyInstance, ctx: AppContext): Pro
   const tags = ['merchants'];
 
   r.post('/v1/merchants', {
-    config: { roles: ['admin'] },
+    config: { roles: ['admin'], errors: ['invalid_id', 'conflict'] },
     schema: {
       tags,
       summary: 'Register a merchant with its category and jurisdiction',
+      operationId: 'createMerchant',
+      description:
+        "Registers the merchant that an authorize request's `resource.merchant_id` names, with the category and " +
+        'jurisdiction that grants allow or block, and records `ns.merchant.created`. `id` is the plain id, chosen ' +
+        'by you; an existing id is 409 `conflict`. A purchase at an unregistered merchant is denied (`merchant_unknown`).',
       body: CreateMerchantBody,
       response: { 201: Merchant },
     },
@@ -52,6 +57,10 @@ export async function merchantRoutes(app: FastifyInstance, ctx: AppContext): Pro
     schema: {
       tags,
       summary: 'List merchants',
+      operationId: 'listMerchants',
+      description:
+        'Merchants in registration order, a page at a time (`limit`, then `cursor` = the previous `next_cursor`; ' +
+        '`null` at the end). Read-only for runtime and auditor credentials.',
       querystring: PageQuery,
       response: { 200: pageSchema(Merchant) },
     },
@@ -70,7 +79,16 @@ export async function merchantRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   r.get('/v1/merchants/:id', {
     config: { roles: ['admin', 'auditor', 'runtime'] },
-    schema: { tags, summary: 'Read a merchant', params: IdParams, response: { 200: Merchant } },
+    schema: {
+      tags,
+      summary: 'Read a merchant',
+      operationId: 'getMerchant',
+      description:
+        'One merchant by its plain id (the value of `resource.merchant_id`), with the category and jurisdiction ' +
+        'an authorization compares against the grant.',
+      params: IdParams,
+      response: { 200: Merchant },
+    },
     handler: async (req) => {
       const row = await ctx.store.db
         .selectFrom('merchants')

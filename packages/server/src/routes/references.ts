@@ -11,7 +11,7 @@ import { getCapability, listCapabilities } from '../services/references/capabili
 import { getScope } from '../services/references/get-scope.ts';
 import { getPolicy, listPolicies } from '../services/references/policy-view.ts';
 import { getState, listStates } from '../services/references/state-catalogue.ts';
-import { IdParams } from './schemas.ts';
+import { DecisionSchema, IdParams, ReasonCodeSchema } from './schemas.ts';
 
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -28,7 +28,7 @@ const State = Type.Object({
   description: Type.String(),
   effect: Type.String(),
 });
-const Reason = Type.Object({ reason: Type.String(), decision: Type.String() });
+const Reason = Type.Object({ reason: ReasonCodeSchema, decision: DecisionSchema });
 const Policy = Type.Object({
   policy_id: Type.String(),
   version: Type.String(),
@@ -49,6 +49,7 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'The capabilities a grant may name',
+      operationId: 'listCapabilities',
       description: 'The card purchase capability and its seven sub-capabilities, with the actions each conveys.',
       response: { 200: list(Capability) },
     },
@@ -59,7 +60,10 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'One capability (`ns:capability:<family>:<action>`)',
-      description: 'Resolves the capability node of a decision map.',
+      operationId: 'getCapability',
+      description:
+        'Resolves the capability node of a decision map: the actions the capability conveys and whether they move ' +
+        'money. An id that names no capability is 404.',
       params: IdParams,
       response: { 200: Capability },
     },
@@ -70,6 +74,7 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'The scope a grant conveys now (`ns:scope:<grant uuid>`), as `ns.scope_snapshot.v1`',
+      operationId: 'getScope',
       description:
         'Resolves the scope node of a decision map: the effective scope of the chain ending at the grant (the ' +
         'intersection of every link) beside each link own scope, amounts in major units. `ns:scope:none` (no grant ' +
@@ -85,6 +90,7 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'The states a decision map can name',
+      operationId: 'listStates',
       description: 'Every `ns:state:<name>` a map node may carry, with what it means for a decision.',
       response: { 200: list(State) },
     },
@@ -95,7 +101,10 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'One state (`ns:state:<name>`)',
-      description: 'Resolves the state node of a decision map (and the delegation node when no grant covered).',
+      operationId: 'getState',
+      description:
+        'Resolves the state node of a decision map (and its delegation node when no grant covered the request): ' +
+        'what the state means and what it does to a decision. An unknown name is 404.',
       params: IdParams,
       response: { 200: State },
     },
@@ -106,6 +115,7 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'The decision policies',
+      operationId: 'listPolicies',
       description: 'Each policy with its version, the engine that runs it and its checks in order.',
       response: { 200: list(Policy) },
     },
@@ -116,7 +126,10 @@ export async function referenceRoutes(app: FastifyInstance, ctx: AppContext): Pr
     schema: {
       tags,
       summary: 'One policy (`ns:policy:<name>`)',
-      description: 'Resolves the policy node of a decision map: the checks in contractual order with their reasons.',
+      operationId: 'getPolicy',
+      description:
+        'Resolves the policy node of a decision map: the policy version, the engine version that runs it, and its ' +
+        'checks in contractual order with the reasons each can give. An unknown policy is 404.',
       params: IdParams,
       response: { 200: Policy },
     },

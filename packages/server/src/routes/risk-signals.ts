@@ -26,10 +26,16 @@ const RiskStateView = Type.Object({
 
 export async function riskSignalRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/v1/risk-signals', {
-    config: { roles: ['runtime'] },
+    config: { roles: ['runtime'], errors: ['invalid_id', 'reference_not_found'] },
     schema: {
       tags: ['risk'],
       summary: 'Set the risk state of an entity or card token',
+      operationId: 'recordRiskSignal',
+      description:
+        'An external risk engine sets the risk state of an agent, a principal or a card token, and ' +
+        '`ns.risk.state_changed` is recorded: `blocked` denies every authorization it takes part in ' +
+        '(`risk_state_blocked`), `elevated` requires the principal approval (`risk_state_elevated`), `normal` ' +
+        'clears. With `expires_at` (in the future) the state lapses back to `normal` then. The latest signal wins.',
       body: RiskSignalBody,
       response: { 200: RiskStateView },
     },

@@ -6,6 +6,7 @@ import { authorize } from '../services/authorize/authorize.ts';
 import type { AuthorizeBody as AuthorizeBodyInput } from '../services/authorize/normalize-request.ts';
 import type { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts';
 import { recordOutcome } from '../services/outcomes/record-outcome.ts';
+import { ApprovalStatusSchema, DecisionSchema, ReasonCodeSchema } from './schemas.ts';
 
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
@@ -50,12 +51,8 @@ const Obligation = Type.Object({ type: Type.String(), basket_hash: Type.Optional
 
 const AuthorizeResponse = Type.Object({
   policy_decision_id: Type.String(),
-  decision: Type.Union([
-    Type.Literal('allow_with_constraints'),
-    Type.Literal('require_approval'),
-    Type.Literal('deny'),
-  ]),
-  reason: Type.String(),
+  decision: DecisionSchema,
+  reason: ReasonCodeSchema,
   obligations: Type.Array(Obligation),
   stop_conditions: Type.Array(Type.String()),
   evidence_refs: Type.Array(Type.String()),
@@ -64,7 +61,7 @@ const AuthorizeResponse = Type.Object({
   decision_map: Open('the signed decision map (`ns.decision_map.v1`)'),
   approval: Type.Optional(
     Type.Object(
-      { approval_id: Type.String(), status: Type.String(), expires_at: Type.String() },
+      { approval_id: Type.String(), status: ApprovalStatusSchema, expires_at: Type.String() },
       {
         description:
           'on `require_approval`, and on an allowed `purchase.request_approval`: the approval pushed to the principal',
@@ -81,10 +78,18 @@ const OutcomeBody = Type.Object(
   { additionalProperties: false },
 );
 
+const DecisionOutcome = Type.Union([
+  Type.Literal('none'),
+  Type.Literal('reserved'),
+  Type.Literal('executed'),
+  Type.Literal('failed'),
+  Type.Literal('refunded'),
+]);
+
 const OutcomeResponse = Type.Object({
   policy_decision_id: Type.String(),
-  outcome: Type.String(),
-  previous_outcome: Type.String(),
+  outcome: DecisionOutcome,
+  previous_outcome: DecisionOutcome,
   released: Type.Union([Type.Object({ amount: Type.Number(), currency: Type.String() }), Type.Null()]),
 });
 
@@ -104,10 +109,17 @@ export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verif
   const tags = ['runtime'];
 
   r.post('/v1/runtime/authorize', {
-    config: { roles: ['runtime'] },
+    config: { roles: ['runtime'], errors: ['invalid_id', 'invalid_amount', 'unknown_currency'] },
     schema: {
       tags,
       summary: 'Decide whether the agent may take the action (HTTP 200 for every decision)',
+      operationId: 'authorize',
+      description:
+        'Runs the contract checks in order and answers `allow_with_constraints`, `require_approval` or `deny` with ' +
+        'one reason code, always HTTP 200: a 4xx means the request itself was malformed, never a refusal. The ' +
+        'decision, its signed decision map and its audit entry are committed before the answer; an allowed ' +
+        '`execute` reserves the amount against the daily limits until POST /v1/runtime/outcomes settles it. Agents ' +
+        'with a registered key sign the request (RFC 9421, `signature`, `signature-input`, `content-digest`).',
       headers: SIGNATURE_HEADERS,
       body: AuthorizeBody,
       response: { 200: AuthorizeResponse },
@@ -116,10 +128,16 @@ export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verif
   });
 
   r.post('/v1/runtime/outcomes', {
-    config: { roles: ['runtime'] },
+    config: { roles: ['runtime'], errors: ['invalid_id', 'not_found', 'conflict'] },
     schema: {
       tags,
       summary: 'Settle or release the reservation of an allowed purchase',
+      operationId: 'recordOutcome',
+      description:
+        'Reports what happened to an allowed `execute`: `executed` settles its reservation, `failed` releases it, ' +
+        '`refunded` (after `executed`) gives the amount back to the daily limits; records ' +
+        '`ns.purchase_authority.<outcome>`. Repeating the current outcome is a no-op; any other move is 409 ' +
+        '`conflict`, as is a decision that reserved nothing. An unknown decision is 404.',
       body: OutcomeBody,
       response: { 200: OutcomeResponse },
     },

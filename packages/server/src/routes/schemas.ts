@@ -1,4 +1,5 @@
 /** Schemas shared by several routes; they also feed the generated OpenAPI document. */
+import { REASON_CODES, type Decision, type ReasonCode } from '@aar/core';
 import { Type } from 'typebox';
 
 export const IdParams = Type.Object(
@@ -15,3 +16,25 @@ export const MoneySchema = Type.Object(
 );
 
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** The three decisions (CONTRACT section 3): a closed set, an `enum` in the document. */
+export const DecisionSchema = Type.Unsafe<Decision>({
+  type: 'string',
+  enum: ['allow_with_constraints', 'require_approval', 'deny'] satisfies Decision[],
+});
+
+/**
+ * Every reason code of core's REASON_CODES, read from it so the document cannot drift from the engine. A plain
+ * string enum rather than a union of literals: the authorize answer is serialised on the hot path.
+ */
+export const ReasonCodeSchema = Type.Unsafe<ReasonCode>({
+  type: 'string',
+  enum: Object.keys(REASON_CODES) as ReasonCode[],
+  description: 'a reason code of the contract (docs/authorize.md lists what each means)',
+});
+
+/** An approval's state as a reader sees it (a lapsed pending or approved approval reads `expired`). */
+export const ApprovalStatusSchema = Type.Unsafe<'pending' | 'approved' | 'rejected' | 'expired' | 'consumed'>({
+  type: 'string',
+  enum: ['pending', 'approved', 'rejected', 'expired', 'consumed'],
+});

@@ -41,10 +41,16 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
   const tags = ['credentials'];
 
   r.post('/v1/tokens', {
-    config: { roles: ['admin'] },
+    config: { roles: ['admin'], errors: ['invalid_id', 'reference_not_found', 'reference_invalid'] },
     schema: {
       tags,
       summary: 'Create an API token (the secret is returned once)',
+      operationId: 'createToken',
+      description:
+        'Issues a bearer token for one role (`admin`, `runtime`, `principal`, `auditor`) and records ' +
+        '`ns.credential.created`. The secret (`aar_…`) is in this answer only: the service keeps its hash. A ' +
+        '`principal` token needs `principal_entity_id` (a person or organisation that is not tombstoned) and can ' +
+        'act for that principal only; the other roles refuse it.',
       body: CreateTokenBody,
       response: { 201: CreatedToken },
     },
@@ -56,6 +62,10 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'List API tokens (never their secrets)',
+      operationId: 'listTokens',
+      description:
+        'Tokens in creation order, a page at a time (`limit`, `cursor`), revoked ones included with `revoked_at`. ' +
+        'Only ids, roles, principals and labels: a secret cannot be read back.',
       querystring: PageQuery,
       response: { 200: pageSchema(TokenInfo) },
     },
@@ -67,6 +77,10 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
     schema: {
       tags,
       summary: 'Revoke an API token',
+      operationId: 'revokeToken',
+      description:
+        'Revokes the token `ns:token:<uuid>` and records `ns.credential.revoked`; the next request that presents ' +
+        'it is 401 (nothing is cached). Idempotent: a revoked token is answered as it is.',
       params: IdParams,
       response: { 200: TokenInfo },
     },

@@ -1,4 +1,5 @@
 import type { DecisionResult } from '@aar/core';
+import type { ApprovalStatus } from '../../store/index.ts';
 
 /** The authorize answer (HTTP 200 for every decision, deny included; CONTRACT section 3). */
 export interface AuthorizeResponse {
@@ -12,5 +13,5 @@ export interface AuthorizeResponse {
   audit_ref: string;
   decision_map: Record<string, unknown>;
   /** on `require_approval`, and on an allowed `purchase.request_approval` (the approval it pushed) */
-  approval?: { approval_id: string; status: string; expires_at: string };
+  approval?: { approval_id: string; status: ApprovalStatus; expires_at: string };
 }

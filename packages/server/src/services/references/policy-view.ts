@@ -3,7 +3,7 @@
  * that runs it and the checks in their contractual order with the reasons each can give (CONTRACT section 3).
  * Derived from core's closed lists, so it cannot drift from what `decide` does.
  */
-import { AarError, CHECK_ORDER, REASON_CODES, type ReasonCode } from '@aar/core';
+import { AarError, CHECK_ORDER, REASON_CODES, type Decision, type ReasonCode } from '@aar/core';
 import { ENGINE_VERSION } from '../authorize/engine-version.ts';
 import { POLICY } from '../authorize/load-snapshot.ts';
 
@@ -12,11 +12,11 @@ export interface PolicyView {
   version: string;
   engine_version: string;
   description: string;
-  checks: Array<{ step: number; check: string; reasons: Array<{ reason: ReasonCode; decision: string }> }>;
-  conclusion: Array<{ reason: ReasonCode; decision: string }>;
+  checks: Array<{ step: number; check: string; reasons: Array<{ reason: ReasonCode; decision: Decision }> }>;
+  conclusion: Array<{ reason: ReasonCode; decision: Decision }>;
 }
 
-function reasonsOf(check: string): Array<{ reason: ReasonCode; decision: string }> {
+function reasonsOf(check: string): Array<{ reason: ReasonCode; decision: Decision }> {
   return (Object.keys(REASON_CODES) as ReasonCode[])
     .filter((reason) => REASON_CODES[reason].check === check)
     .map((reason) => ({ reason, decision: REASON_CODES[reason].decision }));
