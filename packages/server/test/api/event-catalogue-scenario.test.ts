@@ -140,6 +140,21 @@ describe('every event the service emits validates against the catalogue it serve
     expect(erased[0]!.data).toEqual({ network: 'visa', last4: null, erased: true });
   });
 
+  it('gives each state change of an erasure its own event: the card token suspended, the credential revoked', () => {
+    const erasure = events.filter((e) => e.reason_code === 'entity_erased');
+    expect(erasure.map((e) => e.event_type).sort()).toEqual([
+      'ns.card_token.suspended',
+      'ns.credential.revoked',
+      'ns.entity.tombstoned',
+    ]);
+    expect(erasure.find((e) => e.event_type === 'ns.card_token.suspended')?.subject_ref).toBe('ns:card_token:carol-1');
+    expect(erasure.find((e) => e.event_type === 'ns.credential.revoked')?.data).toEqual({
+      role: 'principal',
+      previous_state: 'active',
+      new_state: 'revoked',
+    });
+  });
+
   it('carries only the origin of a webhook URL, never its path or query', () => {
     const hooks = events.filter((e) => e.event_type.startsWith('ns.webhook.'));
     expect(hooks.length).toBeGreaterThanOrEqual(6);

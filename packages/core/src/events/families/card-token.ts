@@ -25,9 +25,11 @@ export const CARD_TOKEN_EVENTS = [
   }),
   defineEventType({
     event_type: 'ns.card_token.suspended',
-    description: 'a card token is suspended (`POST /v1/card-tokens/{id}/suspend`): purchases with it are denied',
+    description:
+      'a card token is suspended (`POST /v1/card-tokens/{id}/suspend`), or erased with its principal ' +
+      '(`entity_erased`): purchases with it are denied',
     subject_ref: CARD_TOKEN,
-    reason_codes: ['card_token_suspended'],
+    reason_codes: ['card_token_suspended', 'entity_erased'],
     principal_entity_id: 'always',
     actor_entity_id: 'always',
     data_schema: closedObject(stateChange(['active'], ['suspended'])),

@@ -20,9 +20,10 @@ export const CREDENTIAL_EVENTS = [
   defineEventType({
     event_type: 'ns.credential.revoked',
     description:
-      'an API token is revoked (`DELETE /v1/tokens/{id}`, `aar tokens revoke`): it is refused from the next request',
+      'an API token is revoked (`DELETE /v1/tokens/{id}`, `aar tokens revoke`), or with its principal when the ' +
+      'principal is erased (`entity_erased`): it is refused from the next request',
     subject_ref: TOKEN,
-    reason_codes: ['credential_revoked'],
+    reason_codes: ['credential_revoked', 'entity_erased'],
     principal_entity_id: 'sometimes',
     actor_entity_id: 'sometimes',
     data_schema: closedObject({ role: ROLE, ...stateChange(['active'], ['revoked']) }),

@@ -45,7 +45,8 @@ export const ENTITY_EVENTS = [
     event_type: 'ns.entity.tombstoned',
     description:
       'an entity is erased (`DELETE /v1/entities/{id}`, right to erasure): its personal data is removed and, for a ' +
-      'principal, its card tokens are erased and suspended and its credentials revoked',
+      'principal, its card tokens are erased and suspended and its credentials revoked (each with its own ' +
+      '`ns.card_token.suspended` / `ns.credential.revoked`, reason `entity_erased`)',
     subject_ref: ENTITY,
     reason_codes: ['entity_erased'],
     principal_entity_id: 'sometimes',

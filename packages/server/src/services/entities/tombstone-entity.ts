@@ -2,8 +2,10 @@
  * DELETE /v1/entities/{id}: right to erasure. In one write-queue unit: the entity's personal data goes (display
  * name, public key, thumbprint), and for a principal its card tokens' network token, last4 and expiry (also the
  * last4 its `ns.card_token.created` events carried), its tokens are suspended and its principal credentials revoked;
- * `ns.entity.tombstoned` is written; then the subject salts of the entity and its card tokens are deleted, so every
- * commitment to them in the write-once chain becomes unlinkable while the chain keeps verifying.
+ * `ns.entity.tombstoned` is written, with (reason `entity_erased`) `ns.card_token.suspended` for each token that was
+ * active and `ns.credential.revoked` for each credential; then the subject salts of the entity and its card tokens
+ * are deleted, so every commitment to them in the write-once chain becomes unlinkable while the chain keeps
+ * verifying.
  * Decisions and evidence packs are kept as they are (docs/audit.md, "Erasure", says why).
  * INVARIANT: a tombstoned entity never comes back: its row stays (so its id cannot be registered again) and
  * suspend/activate refuse it.
@@ -42,7 +44,7 @@ export async function tombstoneEntity(
 
     const tokens = await trx
       .selectFrom('card_tokens')
-      .select('card_token_id')
+      .select(['card_token_id', 'state'])
       .where('principal_entity_id', '=', id)
       .execute();
     const tokenIds = tokens.map((t) => t.card_token_id);
@@ -56,13 +58,46 @@ export async function tombstoneEntity(
           .execute();
         await eraseCardTokenEventData(trx, tokenIds);
       }
-      const revoked = await trx
-        .updateTable('api_tokens')
-        .set({ revoked_at: now })
+      const credentials = await trx
+        .selectFrom('api_tokens')
+        .select(['token_id', 'role'])
         .where('principal_entity_id', '=', id)
         .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      revokedCredentials = Number(revoked.numUpdatedRows);
+        .orderBy('seq')
+        .execute();
+      if (credentials.length > 0) {
+        await trx
+          .updateTable('api_tokens')
+          .set({ revoked_at: now })
+          .where(
+            'token_id',
+            'in',
+            credentials.map((c) => c.token_id),
+          )
+          .execute();
+      }
+      revokedCredentials = credentials.length;
+      // every state change has its own event, so a consumer following card tokens or credentials sees these too
+      for (const t of tokens.filter((t) => t.state === 'active')) {
+        await appendEvent(trx, ctx, {
+          event_type: 'ns.card_token.suspended',
+          actor_entity_id: actorOf(credential),
+          principal_entity_id: id,
+          subject_ref: t.card_token_id,
+          reason_code: 'entity_erased',
+          data: { previous_state: 'active', new_state: 'suspended' },
+        });
+      }
+      for (const c of credentials) {
+        await appendEvent(trx, ctx, {
+          event_type: 'ns.credential.revoked',
+          actor_entity_id: actorOf(credential),
+          principal_entity_id: id,
+          subject_ref: c.token_id,
+          reason_code: 'entity_erased',
+          data: { role: c.role, previous_state: 'active', new_state: 'revoked' },
+        });
+      }
     }
 
     await appendEvent(trx, ctx, {
