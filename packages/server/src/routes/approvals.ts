@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
-import { tryParseEntityId } from '@aar/core';
+import { REASON_CODES, tryParseEntityId } from '@aar/core';
 import { requirePrincipalAccess } from '../http/authenticate.ts';
 import { decideApproval } from '../services/approvals/decide-approval.ts';
 import { getApproval } from '../services/approvals/get-approval.ts';
@@ -19,7 +19,11 @@ const Approval = Type.Object({
   principal_entity_id: Type.String(),
   actor_entity_id: Type.String(),
   status: Type.Enum(['pending', 'approved', 'rejected', 'expired', 'consumed']),
-  reason: Type.String(),
+  reason: Type.Unsafe<string>({
+    type: 'string',
+    enum: Object.keys(REASON_CODES),
+    description: 'the reason code of the decision that asked for the approval',
+  }),
   request: Type.Object({}, { additionalProperties: true, description: 'what is approved; the retry must repeat it' }),
   expires_at: Timestamp,
   decided_at: Type.Union([Timestamp, Type.Null()]),
@@ -68,6 +72,12 @@ export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Pro
       tags,
       summary:
         "List approvals; a principal credential sees only its own principal's (`?state=pending`: what to decide)",
+      operationId: 'listApprovals',
+      description:
+        "The principal's banking app polls `?state=pending` for what to approve. Approvals in creation order, a " +
+        'page at a time (`limit`, `cursor`), filtered by `state`, principal or agent; a lapsed pending approval ' +
+        "reads `expired`. A principal credential sees its own principal's only, and naming another principal is " +
+        '403 rather than an empty page.',
       querystring: ListQuery,
       response: { 200: pageSchema(Approval) },
     },
@@ -92,15 +102,31 @@ export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Pro
 
   r.get('/v1/approvals/:id', {
     config: { roles: ['runtime', 'principal', 'auditor'] },
-    schema: { tags, summary: 'Read an approval', params: IdParams, response: { 200: Approval } },
+    schema: {
+      tags,
+      summary: 'Read an approval',
+      operationId: 'getApproval',
+      description:
+        'One approval `ns:approval:<uuid>`: what it approves (`request`), why it was asked, its state and expiry, ' +
+        'and the decision that consumed it. An agent polls it after a `require_approval`, then retries the ' +
+        'authorization with its `policy_decision_id`. A principal credential reads its own only.',
+      params: IdParams,
+      response: { 200: Approval },
+    },
     handler: async (req) => getApproval(ctx, req.credential, req.params.id),
   });
 
   r.post('/v1/approvals/:id/decision', {
-    config: { roles: ['principal'] },
+    config: { roles: ['principal'], errors: ['conflict'] },
     schema: {
       tags,
       summary: 'The principal approves or rejects (principal credential only)',
+      operationId: 'decideApproval',
+      description:
+        'The principal answers a pending approval (`approve`, with the `sca_reference` of its strong customer ' +
+        'authentication) and `ns.approval.approved` or `ns.approval.rejected` is recorded. Only a principal ' +
+        'credential of that principal may decide (any other, an admin too, is 403); an approval that is no ' +
+        "longer pending or has expired is 409 `conflict`. The agent's retry then consumes an approved one, once.",
       params: IdParams,
       body: DecisionBody,
       response: { 200: Approval },

@@ -30,7 +30,11 @@ const Endpoint = Type.Object({
   description: Nullable(Type.String()),
   connector_id: Nullable(Type.String()),
   state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
-  disabled_reason: Nullable(Type.String({ description: '`admin`, `gone` (answered 410) or `failing` (5 days)' })),
+  // a closed set; typed as the string the view carries
+  disabled_reason: Type.Unsafe<string | null>({
+    anyOf: [{ type: 'string', enum: ['admin', 'gone', 'failing'] }, { type: 'null' }],
+    description: '`admin`, `gone` (answered 410) or `failing` (5 days)',
+  }),
   previous_secret_expires_at: Nullable(Timestamp),
   failing_since: Nullable(Timestamp),
   created_at: Timestamp,
@@ -113,10 +117,16 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
   const roles = ['admin'] as const;
 
   r.post('/v1/webhook-endpoints', {
-    config: { roles },
+    config: { roles, errors: ['invalid_id', 'webhook_target_refused'] },
     schema: {
       tags,
       summary: 'Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only)',
+      operationId: 'createWebhookEndpoint',
+      description:
+        'Registers an `enabled` endpoint that receives the events its `event_types` select (every event when ' +
+        'omitted), signed by its `profile`: `shared_secret` (Standard Webhooks HMAC with the `whsec_` secret in ' +
+        'this answer only), `asymmetric` or `cose` (the service key). The URL must be https and reach no private, ' +
+        'loopback or reserved address (422 `webhook_target_refused`). Records `ns.webhook.endpoint_created`.',
       body: CreateBody,
       response: { 201: CreatedEndpoint },
     },
@@ -128,6 +138,10 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
     schema: {
       tags,
       summary: 'List webhook endpoints',
+      operationId: 'listWebhookEndpoints',
+      description:
+        'Endpoints in registration order, a page at a time (`limit`, then `cursor` = the previous `next_cursor`). ' +
+        'Secrets are never listed; a disabled endpoint shows why (`disabled_reason`) and a failing one since when.',
       querystring: PageQuery,
       response: { 200: pageSchema(Endpoint) },
     },
@@ -147,15 +161,29 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
 
   r.get('/v1/webhook-endpoints/:id', {
     config: { roles },
-    schema: { tags, summary: 'Read a webhook endpoint', params: IdParams, response: { 200: Endpoint } },
+    schema: {
+      tags,
+      summary: 'Read a webhook endpoint',
+      operationId: 'getWebhookEndpoint',
+      description:
+        'One endpoint `ns:webhook_endpoint:<uuid>` with its state, filter and profile, and, after a rotation, ' +
+        'until when the previous secret still signs. The secret itself is never returned here.',
+      params: IdParams,
+      response: { 200: Endpoint },
+    },
     handler: async (req) => endpointView(await readEndpoint(ctx.store.db, req.params.id), ctx.clock.now()),
   });
 
   r.patch('/v1/webhook-endpoints/:id', {
-    config: { roles },
+    config: { roles, errors: ['webhook_target_refused'] },
     schema: {
       tags,
       summary: 'Change an endpoint’s url, event_types or description',
+      operationId: 'updateWebhookEndpoint',
+      description:
+        'Changes the members named (at least one); `event_types: null` subscribes to every event again. A new URL ' +
+        'passes the same SSRF check as at registration (422 `webhook_target_refused`). Records ' +
+        '`ns.webhook.endpoint_updated`; attempts already queued keep going to the endpoint.',
       params: IdParams,
       body: PatchBody,
       response: { 200: Endpoint },
@@ -165,7 +193,16 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
 
   r.delete('/v1/webhook-endpoints/:id', {
     config: { roles },
-    schema: { tags, summary: 'Delete an endpoint and its attempts log', params: IdParams },
+    schema: {
+      tags,
+      summary: 'Delete an endpoint and its attempts log',
+      operationId: 'deleteWebhookEndpoint',
+      description:
+        'Removes the endpoint and its attempts log, so nothing more is delivered to it, and records ' +
+        '`ns.webhook.endpoint_deleted`. Answers 204 without a body. Events stay in the feed (GET /v1/events).',
+      params: IdParams,
+      response: { 204: Type.Unsafe<undefined>({ type: 'null', description: 'deleted, no body' }) },
+    },
     handler: async (req, reply) => {
       await deleteEndpoint(ctx, req.credential, req.params.id);
       return reply.code(204).send();
@@ -173,10 +210,16 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
   });
 
   r.post('/v1/webhook-endpoints/:id/rotate-secret', {
-    config: { roles },
+    config: { roles, errors: ['conflict'] },
     schema: {
       tags,
       summary: 'New secret; the old one keeps signing beside it for 24 h (two `v1,` signatures)',
+      operationId: 'rotateWebhookSecret',
+      description:
+        'Issues a new `whsec_` secret (in this answer only) for a `shared_secret` endpoint and records ' +
+        '`ns.webhook.secret_rotated`; for 24 h deliveries carry two `v1,` signatures, so a receiver can switch ' +
+        'without losing any. The `asymmetric` and `cose` profiles sign with the service key and have no secret ' +
+        '(409 `conflict`).',
       params: IdParams,
       response: {
         200: Type.Object({
@@ -201,6 +244,15 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
           verb === 'enable'
             ? 'Enable an endpoint: its pending attempts resume (events while disabled: use replay)'
             : 'Disable an endpoint: nothing is delivered to it until enabled',
+        operationId: `${verb}WebhookEndpoint`,
+        description:
+          verb === 'enable'
+            ? 'Sets the endpoint `enabled` (clearing `disabled_reason`, also after `gone` or `failing`) and records ' +
+              '`ns.webhook.endpoint_enabled`; its pending attempts are delivered again. Events that were not ' +
+              'queued while it was disabled come back only with a replay. Idempotent.'
+            : 'Sets the endpoint `disabled` with reason `admin` and records `ns.webhook.endpoint_disabled`; its ' +
+              'attempts wait until it is enabled again. The service also disables an endpoint by itself when it ' +
+              'answers 410 (`gone`) or fails for 5 days (`failing`). Idempotent.',
         params: IdParams,
         response: { 200: Endpoint },
       },
@@ -213,6 +265,11 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
     schema: {
       tags,
       summary: 'The attempts log, newest first',
+      operationId: 'listWebhookDeliveries',
+      description:
+        'Every delivery attempt to this endpoint, newest first, a page at a time (`limit`, `cursor` going back in ' +
+        'time), optionally of one `status`: the response status, duration, error, next retry and whether it was ' +
+        'a replay. Use it to see why a receiver missed an event.',
       params: IdParams,
       querystring: DeliveriesQuery,
       response: { 200: pageSchema(Attempt) },
@@ -232,6 +289,12 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
     schema: {
       tags,
       summary: 'Queue again the events of a time range for this endpoint (same webhook-id)',
+      operationId: 'replayWebhookEvents',
+      description:
+        'Queues again every committed event with `since` <= occurred_at < `until` (default now) that the ' +
+        'endpoint filter and `event_types` select, with the same `webhook-id`, in commit order; answers 202 with ' +
+        'how many. All or nothing: a range of more than 100000 events queues none (400, narrow it). Works on a ' +
+        'disabled endpoint (delivered once enabled) and writes no event.',
       params: IdParams,
       body: ReplayBody,
       response: {
