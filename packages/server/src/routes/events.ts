@@ -40,10 +40,16 @@ const EventsPage = Type.Object({
 export async function eventRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get('/v1/events', {
-    config: { roles: ['admin', 'auditor'] },
+    config: { roles: ['admin', 'auditor'], errors: ['conflict'] },
     schema: {
       tags: ['events'],
       summary: 'Every event envelope, in commit order, for pull consumers',
+      operationId: 'listEvents',
+      description:
+        'The signed `ns.webhook.v1` envelopes of every event, in the order they committed, for consumers that ' +
+        'pull instead of receiving webhooks; `event_type` narrows it to one type. Resume with `after` = the ' +
+        '`next_cursor` of the last page (or the last `event_id` processed): no event is skipped or repeated. An ' +
+        '`after` naming an event that is not visible yet is 409 `conflict`: retry it.',
       querystring: EventsQuery,
       response: { 200: EventsPage },
     },
