@@ -181,6 +181,24 @@ describe('approvals reach the principal', () => {
     expect(again.body).toMatchObject({ decision: 'deny', reason: 'approval_expired' });
   });
 
+  it('a request_approval retried on an approval already granted pushes nothing new', async () => {
+    const ask = await world.authorize(world.purchase(110, { subject: REQUEST_APPROVAL }));
+    const approvalId: string = ask.body.approval.approval_id;
+    expect(
+      (await world.call('POST', `/v1/approvals/${approvalId}/decision`, { approve: true }, world.principalToken))
+        .status,
+    ).toBe(200);
+    const before = (await events('ns.decision.requires_approval')).length;
+    const retry = await world.authorize(
+      world.purchase(110, { subject: REQUEST_APPROVAL, policy_decision_id: ask.body.policy_decision_id }),
+    );
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).not.toHaveProperty('approval');
+    const pushes = await events('ns.decision.requires_approval');
+    expect(pushes.length).toBe(before);
+    for (const push of pushes) expect(push.data.approval_id).toMatch(/^ns:approval:/);
+  });
+
   it('a denied request_approval pushes nothing', async () => {
     const before = (await events('ns.decision.requires_approval')).length;
     const denied = await world.authorize(

@@ -107,6 +107,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     }
 
     let approval: AuthorizeResponse['approval'];
+    // set only when this decision created the approval that an allowed request_approval pushes (not when a retry
+    // of one consumed an approval that was already granted: that is an ordinary allow, with no approval to push)
+    let pushed = false;
     if (result.reason === 'approved_by_principal' && snapshot.approval) {
       await trx
         .updateTable('approvals')
@@ -135,6 +138,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         now,
         CARD_PURCHASE_CAPABILITY,
       );
+      pushed = true;
     }
 
     const map = await signDocument(
@@ -180,9 +184,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     });
     await appendEvent(trx, ctx, {
       // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
-      event_type: pushesApproval(request, result.decision)
-        ? 'ns.decision.requires_approval'
-        : DECISION_EVENT[result.decision],
+      event_type: pushed ? 'ns.decision.requires_approval' : DECISION_EVENT[result.decision],
       actor_entity_id: request.actor_entity_id,
       principal_entity_id: request.principal_entity_id,
       subject_ref: policyDecisionId,
