@@ -289,7 +289,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
     schema: {
       tags,
       summary: 'Queue again the events of a time range for this endpoint (same webhook-id)',
-      operationId: 'replayWebhookEvents',
+      operationId: 'replayWebhookDeliveries',
       description:
         'Queues again every committed event with `since` <= occurred_at < `until` (default now) that the ' +
         'endpoint filter and `event_types` select, with the same `webhook-id`, in commit order; answers 202 with ' +
