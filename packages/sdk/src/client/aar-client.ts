@@ -404,7 +404,7 @@ export class AarClient {
    * (pass it as `after`). `after` also takes an event id.
    */
   events(options: EventsFeedOptions = {}): EventsFeed {
-    const { after: _after, eventType, limit, signal } = options;
+    const { eventType, limit } = options;
     return new EventsFeed(
       async (after, pageSignal) =>
         (await this.#call(
@@ -416,7 +416,7 @@ export class AarClient {
               ...(limit === undefined ? {} : { limit }),
             },
           },
-          (pageSignal ?? signal) ? { signal: (pageSignal ?? signal) as AbortSignal } : {},
+          pageSignal ? { signal: pageSignal } : {},
         )) as unknown as EventsPage,
       options,
       this.#transport.sleep,

@@ -61,7 +61,14 @@ export class EventsFeed implements AsyncIterable<EventEnvelope> {
     const { follow = false, pollIntervalMs = 5_000, signal } = this.#options;
     for (;;) {
       if (signal?.aborted) return;
-      const page = await this.#fetchPage(this.#cursor, signal);
+      let page: EventsPage;
+      try {
+        page = await this.#fetchPage(this.#cursor, signal);
+      } catch (error) {
+        // the caller's abort ends the feed quietly; the cursor still says where to resume
+        if (signal?.aborted) return;
+        throw error;
+      }
       for (const envelope of page.items) {
         // the envelope's id is a position the service accepts: a consumer that stops here resumes right after it
         this.#cursor = envelope.event_id;
