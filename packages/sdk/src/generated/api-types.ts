@@ -18,6 +18,13 @@ export interface Problem {
 }
 
 /**
+ * an OpenAPI 3.1 document
+ */
+export interface GetOpenApiDocumentResponse {
+  [k: string]: unknown;
+}
+
+/**
  * Prometheus text exposition format
  */
 export type GetMetricsResponse = string;
@@ -960,7 +967,7 @@ export interface RevokeGrantResponse {
   /**
    * the reason recorded with the revocation events; null when it was revoked already
    */
-  reason_code: 'principal_revoked_authority' | 'admin_revoked_authority' | null;
+  reason_code: ('principal_revoked_authority' | 'admin_revoked_authority') | null;
   audit_ref: string | null;
   /**
    * from the call to the commit of every revocation, event and audit entry
@@ -1185,7 +1192,39 @@ export interface ListApprovalsResponse {
     principal_entity_id: string;
     actor_entity_id: string;
     status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
-    reason: string;
+    /**
+     * the reason code of the decision that asked for the approval
+     */
+    reason:
+      | 'payload_signature_missing'
+      | 'payload_signature_invalid'
+      | 'payload_stale'
+      | 'payload_replayed'
+      | 'principal_inactive'
+      | 'actor_inactive'
+      | 'instrument_inactive'
+      | 'instrument_not_bound'
+      | 'authority_not_found'
+      | 'capability_not_granted'
+      | 'authority_revoked'
+      | 'authority_expired'
+      | 'delegation_invalid'
+      | 'merchant_unknown'
+      | 'merchant_category_blocked'
+      | 'merchant_category_not_allowed'
+      | 'jurisdiction_not_allowed'
+      | 'currency_mismatch'
+      | 'amount_above_agent_threshold'
+      | 'daily_limit_exceeded'
+      | 'risk_state_blocked'
+      | 'risk_state_elevated'
+      | 'amount_above_approval_threshold'
+      | 'approval_pending'
+      | 'approval_rejected'
+      | 'approval_expired'
+      | 'approval_mismatch'
+      | 'approved_by_principal'
+      | 'scope_within_attenuated_authority';
     /**
      * what is approved; the retry must repeat it
      */
@@ -1220,7 +1259,39 @@ export interface GetApprovalResponse {
   principal_entity_id: string;
   actor_entity_id: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
-  reason: string;
+  /**
+   * the reason code of the decision that asked for the approval
+   */
+  reason:
+    | 'payload_signature_missing'
+    | 'payload_signature_invalid'
+    | 'payload_stale'
+    | 'payload_replayed'
+    | 'principal_inactive'
+    | 'actor_inactive'
+    | 'instrument_inactive'
+    | 'instrument_not_bound'
+    | 'authority_not_found'
+    | 'capability_not_granted'
+    | 'authority_revoked'
+    | 'authority_expired'
+    | 'delegation_invalid'
+    | 'merchant_unknown'
+    | 'merchant_category_blocked'
+    | 'merchant_category_not_allowed'
+    | 'jurisdiction_not_allowed'
+    | 'currency_mismatch'
+    | 'amount_above_agent_threshold'
+    | 'daily_limit_exceeded'
+    | 'risk_state_blocked'
+    | 'risk_state_elevated'
+    | 'amount_above_approval_threshold'
+    | 'approval_pending'
+    | 'approval_rejected'
+    | 'approval_expired'
+    | 'approval_mismatch'
+    | 'approved_by_principal'
+    | 'scope_within_attenuated_authority';
   /**
    * what is approved; the retry must repeat it
    */
@@ -1264,7 +1335,39 @@ export interface DecideApprovalResponse {
   principal_entity_id: string;
   actor_entity_id: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
-  reason: string;
+  /**
+   * the reason code of the decision that asked for the approval
+   */
+  reason:
+    | 'payload_signature_missing'
+    | 'payload_signature_invalid'
+    | 'payload_stale'
+    | 'payload_replayed'
+    | 'principal_inactive'
+    | 'actor_inactive'
+    | 'instrument_inactive'
+    | 'instrument_not_bound'
+    | 'authority_not_found'
+    | 'capability_not_granted'
+    | 'authority_revoked'
+    | 'authority_expired'
+    | 'delegation_invalid'
+    | 'merchant_unknown'
+    | 'merchant_category_blocked'
+    | 'merchant_category_not_allowed'
+    | 'jurisdiction_not_allowed'
+    | 'currency_mismatch'
+    | 'amount_above_agent_threshold'
+    | 'daily_limit_exceeded'
+    | 'risk_state_blocked'
+    | 'risk_state_elevated'
+    | 'amount_above_approval_threshold'
+    | 'approval_pending'
+    | 'approval_rejected'
+    | 'approval_expired'
+    | 'approval_mismatch'
+    | 'approved_by_principal'
+    | 'scope_within_attenuated_authority';
   /**
    * what is approved; the retry must repeat it
    */
@@ -1951,7 +2054,10 @@ export interface ListWebhookEndpointsResponse {
     description: string | null;
     connector_id: string | null;
     state: 'enabled' | 'disabled';
-    disabled_reason: string | null;
+    /**
+     * `admin`, `gone` (answered 410) or `failing` (5 days)
+     */
+    disabled_reason: ('admin' | 'gone' | 'failing') | null;
     previous_secret_expires_at: string | null;
     failing_since: string | null;
     created_at: string;
@@ -1993,7 +2099,10 @@ export type CreateWebhookEndpointResponse = {
   description: string | null;
   connector_id: string | null;
   state: 'enabled' | 'disabled';
-  disabled_reason: string | null;
+  /**
+   * `admin`, `gone` (answered 410) or `failing` (5 days)
+   */
+  disabled_reason: ('admin' | 'gone' | 'failing') | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   created_at: string;
@@ -2026,7 +2135,10 @@ export interface GetWebhookEndpointResponse {
   description: string | null;
   connector_id: string | null;
   state: 'enabled' | 'disabled';
-  disabled_reason: string | null;
+  /**
+   * `admin`, `gone` (answered 410) or `failing` (5 days)
+   */
+  disabled_reason: ('admin' | 'gone' | 'failing') | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   created_at: string;
@@ -2073,7 +2185,10 @@ export interface UpdateWebhookEndpointResponse {
   description: string | null;
   connector_id: string | null;
   state: 'enabled' | 'disabled';
-  disabled_reason: string | null;
+  /**
+   * `admin`, `gone` (answered 410) or `failing` (5 days)
+   */
+  disabled_reason: ('admin' | 'gone' | 'failing') | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   created_at: string;
@@ -2120,7 +2235,10 @@ export interface EnableWebhookEndpointResponse {
   description: string | null;
   connector_id: string | null;
   state: 'enabled' | 'disabled';
-  disabled_reason: string | null;
+  /**
+   * `admin`, `gone` (answered 410) or `failing` (5 days)
+   */
+  disabled_reason: ('admin' | 'gone' | 'failing') | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   created_at: string;
@@ -2148,7 +2266,10 @@ export interface DisableWebhookEndpointResponse {
   description: string | null;
   connector_id: string | null;
   state: 'enabled' | 'disabled';
-  disabled_reason: string | null;
+  /**
+   * `admin`, `gone` (answered 410) or `failing` (5 days)
+   */
+  disabled_reason: ('admin' | 'gone' | 'failing') | null;
   previous_secret_expires_at: string | null;
   failing_since: string | null;
   created_at: string;
@@ -2323,7 +2444,7 @@ export interface Operations {
     params: never;
     query: never;
     body: never;
-    response: unknown;
+    response: GetOpenApiDocumentResponse;
   };
   /** GET /metrics: Prometheus metrics */
   getMetrics: {
@@ -2811,7 +2932,7 @@ export interface Operations {
     params: DeleteWebhookEndpointParams;
     query: never;
     body: never;
-    response: unknown;
+    response: void;
   };
   /** PATCH /v1/webhook-endpoints/{id}: Change an endpoint’s url, event_types or description */
   updateWebhookEndpoint: {

@@ -319,6 +319,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   listApprovals: {
     method: 'GET',
     path: '/v1/approvals',
+    operationId: 'listApprovals',
     pathParams: [],
     queryParams: ['limit', 'cursor', 'state', 'principal_entity_id', 'actor_entity_id'],
     body: 'none',
@@ -328,6 +329,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   getApproval: {
     method: 'GET',
     path: '/v1/approvals/{id}',
+    operationId: 'getApproval',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -337,6 +339,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   decideApproval: {
     method: 'POST',
     path: '/v1/approvals/{id}/decision',
+    operationId: 'decideApproval',
     pathParams: ['id'],
     queryParams: [],
     body: 'required',
@@ -536,6 +539,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   listWebhookEndpoints: {
     method: 'GET',
     path: '/v1/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
     pathParams: [],
     queryParams: ['limit', 'cursor'],
     body: 'none',
@@ -545,6 +549,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   createWebhookEndpoint: {
     method: 'POST',
     path: '/v1/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
     pathParams: [],
     queryParams: [],
     body: 'required',
@@ -554,6 +559,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   getWebhookEndpoint: {
     method: 'GET',
     path: '/v1/webhook-endpoints/{id}',
+    operationId: 'getWebhookEndpoint',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -563,6 +569,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   deleteWebhookEndpoint: {
     method: 'DELETE',
     path: '/v1/webhook-endpoints/{id}',
+    operationId: 'deleteWebhookEndpoint',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -572,6 +579,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   updateWebhookEndpoint: {
     method: 'PATCH',
     path: '/v1/webhook-endpoints/{id}',
+    operationId: 'updateWebhookEndpoint',
     pathParams: ['id'],
     queryParams: [],
     body: 'required',
@@ -581,6 +589,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   rotateWebhookSecret: {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -590,6 +599,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   enableWebhookEndpoint: {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/enable',
+    operationId: 'enableWebhookEndpoint',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -599,6 +609,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   disableWebhookEndpoint: {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/disable',
+    operationId: 'disableWebhookEndpoint',
     pathParams: ['id'],
     queryParams: [],
     body: 'none',
@@ -608,6 +619,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   listWebhookDeliveries: {
     method: 'GET',
     path: '/v1/webhook-endpoints/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
     pathParams: ['id'],
     queryParams: ['limit', 'cursor', 'status'],
     body: 'none',
@@ -617,6 +629,7 @@ export const OPERATIONS: { readonly [K in OperationName]: OperationSpec } = {
   replayWebhookDeliveries: {
     method: 'POST',
     path: '/v1/webhook-endpoints/{id}/replay',
+    operationId: 'replayWebhookDeliveries',
     pathParams: ['id'],
     queryParams: [],
     body: 'required',
