@@ -38,7 +38,11 @@ let serverOutput = '';
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'aar-sdk-pack-'));
   try {
-    await run(npm, ['run', 'build'], { cwd: ROOT, env: compiledEnv(), timeout: 240_000 });
+    // CI's `npm ci` has just built dist/ from these sources; rebuilding there would rewrite dist/ under the other
+    // suites that run the compiled CLI. Outside CI the build may be stale, so rebuild.
+    if (process.env.CI !== 'true') {
+      await run(npm, ['run', 'build'], { cwd: ROOT, env: compiledEnv(), timeout: 240_000 });
+    }
     const packs = join(work, 'tarballs');
     mkdirSync(packs, { recursive: true });
     await run(npm, ['pack', '--pack-destination', packs, '-w', 'packages/core', '-w', 'packages/sdk'], {
