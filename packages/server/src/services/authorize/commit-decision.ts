@@ -12,6 +12,7 @@
  * - Approvals: read under lock; an allowed retry marks its approval consumed in the same transaction.
  * - The recorded snapshot is exactly what decide read, so replaying decide on it gives the recorded decision.
  */
+import { DECISION_ENTRY_KIND } from '../../audit/record-checks/decision-kinds.ts';
 import {
   buildDecisionMap,
   CARD_PURCHASE_CAPABILITY,
@@ -50,12 +51,6 @@ export interface CommitDecisionInput {
   payload: PayloadVerification;
   now: Date;
 }
-
-const DECISION_EVENT = {
-  allow_with_constraints: 'ns.purchase_authority.allowed',
-  deny: 'ns.purchase_authority.denied',
-  require_approval: 'ns.decision.requires_approval',
-} as const;
 
 export async function commitDecision(ctx: AppContext, input: CommitDecisionInput): Promise<AuthorizeResponse> {
   const { request, now } = input;
@@ -184,7 +179,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     });
     await appendEvent(trx, ctx, {
       // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
-      event_type: pushed ? 'ns.decision.requires_approval' : DECISION_EVENT[result.decision],
+      event_type: pushed ? 'ns.decision.requires_approval' : DECISION_ENTRY_KIND[result.decision]!,
       actor_entity_id: request.actor_entity_id,
       principal_entity_id: request.principal_entity_id,
       subject_ref: policyDecisionId,
