@@ -31,7 +31,8 @@ export async function startAarServer(): Promise<AarServer> {
   let child: ChildServer;
   try {
     child = await spawnChild({
-      args: [AAR_BIN, 'serve', '--port', String(port)],
+      // AAR_BENCH_SERVE_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the service
+      args: [...serveNodeArgs(), AAR_BIN, 'serve', '--port', String(port)],
       cwd: REPO_ROOT,
       env: {
         // an inherited DATABASE_URL (the storage tests set one) would move the store to PostgreSQL
@@ -63,6 +64,10 @@ export async function startAarServer(): Promise<AarServer> {
       }
     },
   };
+}
+
+function serveNodeArgs(): string[] {
+  return (process.env.AAR_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 }
 
 export async function startEchoServer(): Promise<ChildServer> {
