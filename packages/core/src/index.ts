@@ -14,3 +14,4 @@ export * from './evidence/index.ts';
 export * from './delegation/index.ts';
 export * from './events/index.ts';
 export * from './webhooks/index.ts';
+export * from './connectors/index.ts';
