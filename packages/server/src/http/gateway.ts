@@ -16,6 +16,7 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPanInUrlGuard } from './pan-in-url.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { registerStrictJson } from './strict-json.ts';
+import { registerVersionHeader } from './version-header.ts';
 import './fastify-types.ts';
 
 export type GatewayOptions = RateLimitOptions;
@@ -28,6 +29,7 @@ export async function registerGateway(
   app.decorateRequest('credential', null);
   app.decorateRequest('rawBody', undefined);
   registerErrorHandling(app);
+  registerVersionHeader(app);
   registerStrictJson(app);
   registerPanInUrlGuard(app);
   await registerOpenApi(app);

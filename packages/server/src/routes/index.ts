@@ -10,8 +10,8 @@ import { entityRoutes } from './entities.ts';
 import { evidencePackRoutes } from './evidence-packs.ts';
 import { eventRoutes } from './events.ts';
 import { eventTypeRoutes } from './event-types.ts';
-import { connectorRoutes } from './connectors.ts';
 import { grantRoutes } from './grants.ts';
+import { jsonSchemaRoutes } from './json-schemas.ts';
 import { jwksRoutes } from './jwks.ts';
 import { merchantRoutes } from './merchants.ts';
 import { referenceRoutes } from './references.ts';
@@ -36,5 +36,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await evidencePackRoutes(app, ctx);
   await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
-  await connectorRoutes(app, ctx);
+  await jsonSchemaRoutes(app, ctx);
 }
