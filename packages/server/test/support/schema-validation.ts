@@ -17,10 +17,14 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-/** One Ajv holding every schema of the folder (strict mode: an unknown keyword or format is an error). */
+/**
+ * One Ajv holding every schema of the folder. Strict about the schema itself (an unknown keyword or format, a
+ * non-number bound, is an error); the usual 2020-12 idioms are allowed: `properties` or `required` under
+ * `allOf` / `if`-`then` without repeating `type: object` there.
+ */
 export function schemaValidator(): Ajv2020 {
   if (ajv) return ajv;
-  const instance = new Ajv2020({ allErrors: true, strict: true });
+  const instance = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
   addFormats(instance);
   for (const entry of readSchemaFolder().values()) instance.addSchema(entry.document, entry.name);
   ajv = instance;
