@@ -108,7 +108,14 @@ type SharedInput = Omit<CheckContext, 'grants' | 'scopes' | 'riskElevated'>;
 
 /** Every check under one chain. */
 function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult {
-  const ctx: CheckContext = { ...shared, grants };
+  const ctx: CheckContext = {
+    request: shared.request,
+    snapshot: shared.snapshot,
+    now: shared.now,
+    action: shared.action,
+    basket: shared.basket,
+    grants,
+  };
   const req = ctx.request;
   const checks: CheckDiagnostic[] = [];
   let decisive: { reason: ReasonCode } | undefined;
@@ -119,7 +126,7 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
       continue;
     }
     const verdict = runCheck(name, ctx);
-    checks.push({ check: name, ...verdict });
+    checks.push(toDiagnostic(name, verdict));
     if (verdict.outcome === 'fail') decisive = { reason: verdict.reason };
     else if (verdict.reason === 'approved_by_principal') approved = true;
   }
@@ -149,6 +156,14 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
   }
   if (ctx.scopes) result.effective_scope = computeEffectiveScope(ctx.scopes);
   return result;
+}
+
+/** `{ check, ...verdict }` with the verdict's keys in their order (outcome, reason, detail), built without a spread. */
+function toDiagnostic(name: CheckName, verdict: CheckVerdict): CheckDiagnostic {
+  const diagnostic: CheckDiagnostic = { check: name, outcome: verdict.outcome };
+  if (verdict.reason !== undefined) diagnostic.reason = verdict.reason;
+  if (verdict.detail !== undefined) diagnostic.detail = verdict.detail;
+  return diagnostic;
 }
 
 function leafIdOf(grants: readonly GrantSnapshot[]): string | undefined {

@@ -34,22 +34,33 @@ export function computeEffectiveScope(scopes: readonly GrantScope[]): GrantScope
     }
     if (kept) (out as Record<string, unknown>)[key] = kept;
   }
-  const blocked = scopes.flatMap((scope) => scope.blocked_merchant_categories ?? []);
-  if (scopes.some((scope) => scope.blocked_merchant_categories)) out.blocked_merchant_categories = unique(blocked);
+  let blocked: string[] | undefined;
+  for (const scope of scopes) {
+    const list = scope.blocked_merchant_categories;
+    if (list) blocked = blocked ? blocked.concat(list) : list.slice();
+  }
+  if (blocked) out.blocked_merchant_categories = unique(blocked);
   const leaf = scopes.length - 1;
-  const delegable = scopes.filter((scope) => scope.may_delegate !== undefined);
-  if (delegable.length > 0) out.may_delegate = delegable.every((scope) => scope.may_delegate === true);
+  let mayDelegate: boolean | undefined;
   // Remaining depth below the leaf: every ancestor's allowance, less the levels already used beneath it.
   let remaining: number | undefined;
-  scopes.forEach((scope, i) => {
-    if (scope.max_delegation_depth === undefined) return;
+  for (let i = 0; i <= leaf; i++) {
+    const scope = scopes[i]!;
+    if (scope.may_delegate !== undefined) mayDelegate = (mayDelegate ?? true) && scope.may_delegate === true;
+    if (scope.max_delegation_depth === undefined) continue;
     const left = Math.max(0, scope.max_delegation_depth - (leaf - i));
     remaining = remaining === undefined ? left : Math.min(remaining, left);
-  });
+  }
+  if (mayDelegate !== undefined) out.may_delegate = mayDelegate;
   if (remaining !== undefined) out.max_delegation_depth = remaining;
   return out;
 }
 
+/** The items without repeats, first appearance kept; a copy (the result is the caller's to keep). */
 function unique(items: readonly string[]): string[] {
-  return [...new Set(items)];
+  // scopes hold short lists: a scan beats building a Set; a long (hostile, replayed) list takes the Set
+  if (items.length > 32) return [...new Set(items)];
+  const out: string[] = [];
+  for (const item of items) if (!out.includes(item)) out.push(item);
+  return out;
 }

@@ -13,9 +13,26 @@ export interface Instant {
 
 const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
+/**
+ * Parsed timestamps by text: decide reads the same `valid_until` and `now` texts over and over. A pure memo (the
+ * parse is a function of the text alone), bounded: past the limit it starts over. Cached instants are frozen, so a
+ * caller can never change what another one reads.
+ */
+const MEMO_LIMIT = 4096;
+const memo = new Map<string, Readonly<Instant> | undefined>();
+
 /** Parses a timestamp; undefined when it is not a valid ISO 8601 date-time with an offset. */
 export function parseInstant(value: unknown): Instant | undefined {
   if (typeof value !== 'string') return undefined;
+  const known = memo.get(value);
+  if (known !== undefined || memo.has(value)) return known;
+  const parsed = parseUncached(value);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(value, parsed && Object.freeze(parsed));
+  return parsed;
+}
+
+function parseUncached(value: string): Instant | undefined {
   const m = ISO_PATTERN.exec(value);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [

@@ -7,11 +7,14 @@ import { tryParseCardTokenRef, tryParseEntityId } from '../ids/identifiers.ts';
 
 export function sameEntity(a: unknown, b: unknown): boolean {
   if (typeof a !== 'string' || typeof b !== 'string') return false;
+  // equal texts have equal canonical forms, whether or not they parse
+  if (a === b) return true;
   return (tryParseEntityId(a)?.id ?? a) === (tryParseEntityId(b)?.id ?? b);
 }
 
 export function sameInstrument(a: unknown, b: unknown): boolean {
   if (typeof a !== 'string' || typeof b !== 'string') return false;
+  if (a === b) return tryParseCardTokenRef(a) !== undefined;
   const la = tryParseCardTokenRef(a);
   const lb = tryParseCardTokenRef(b);
   return la !== undefined && la === lb;

@@ -19,35 +19,45 @@ export type AllowedListField = (typeof ALLOWED_LIST_FIELDS)[number];
 export function findMalformedScopeFields(scope: unknown): string[] {
   if (!isRecord(scope)) return ['scope'];
   const bad: string[] = [];
-  const present = (key: string) => ownValue(scope, key) !== undefined;
-  for (const key of MONEY_FIELDS) if (present(key) && !isMinorMoney(scope[key])) bad.push(key);
-  for (const key of ['allowed_merchant_categories', 'blocked_merchant_categories', 'allowed_jurisdictions']) {
-    if (present(key) && !isStringArray(scope[key])) bad.push(key);
+  for (const key of MONEY_FIELDS) if (present(scope, key) && !isMinorMoney(scope[key])) bad.push(key);
+  for (const key of LIST_FIELDS) {
+    if (present(scope, key) && !isStringArray(scope[key])) bad.push(key);
   }
   const actions = ownValue(scope, 'allowed_actions');
   if (actions !== undefined && !(Array.isArray(actions) && actions.every(isPurchaseAction)))
     bad.push('allowed_actions');
-  if (present('valid_until') && parseInstant(scope.valid_until) === undefined) bad.push('valid_until');
-  if (present('may_delegate') && typeof scope.may_delegate !== 'boolean') bad.push('may_delegate');
-  if (present('max_delegation_depth') && !isNonNegativeSafeInteger(scope.max_delegation_depth)) {
+  if (present(scope, 'valid_until') && parseInstant(scope.valid_until) === undefined) bad.push('valid_until');
+  if (present(scope, 'may_delegate') && typeof scope.may_delegate !== 'boolean') bad.push('may_delegate');
+  if (present(scope, 'max_delegation_depth') && !isNonNegativeSafeInteger(scope.max_delegation_depth)) {
     bad.push('max_delegation_depth');
   }
   return bad;
 }
 
+const KNOWN_FIELDS: readonly string[] = [
+  ...MONEY_FIELDS,
+  'allowed_merchant_categories',
+  'blocked_merchant_categories',
+  'allowed_jurisdictions',
+  'valid_until',
+  'allowed_actions',
+  'may_delegate',
+  'max_delegation_depth',
+];
+const LIST_FIELDS: readonly string[] = [
+  'allowed_merchant_categories',
+  'blocked_merchant_categories',
+  'allowed_jurisdictions',
+];
+
+function present(scope: Record<string, unknown>, key: string): boolean {
+  return ownValue(scope, key) !== undefined;
+}
+
 /** A copy of the scope's known fields that are set; ignores unknown members and `undefined` values. */
 export function knownScopeFields(scope: GrantScope): GrantScope {
   const out: Record<string, unknown> = {};
-  for (const key of [
-    ...MONEY_FIELDS,
-    'allowed_merchant_categories',
-    'blocked_merchant_categories',
-    'allowed_jurisdictions',
-    'valid_until',
-    'allowed_actions',
-    'may_delegate',
-    'max_delegation_depth',
-  ]) {
+  for (const key of KNOWN_FIELDS) {
     const value = ownValue(scope, key);
     if (value !== undefined) out[key] = value;
   }

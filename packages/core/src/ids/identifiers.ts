@@ -94,9 +94,11 @@ export function cardCredentialId(local: string): string {
 }
 
 /** Accepts both `ns:card_token:<id>` and `ns:credential:card-token:<id>`; returns the local id. */
+const CARD_TOKEN_PREFIXES = [`${NS}:card_token:`, `${NS}:credential:card-token:`] as const;
+
 export function tryParseCardTokenRef(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  for (const prefix of [`${NS}:card_token:`, `${NS}:credential:card-token:`]) {
+  for (const prefix of CARD_TOKEN_PREFIXES) {
     if (value.startsWith(prefix)) {
       const local = value.slice(prefix.length);
       return isLocalId(local) ? local : undefined;

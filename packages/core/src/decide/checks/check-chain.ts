@@ -42,19 +42,23 @@ export function checkChain(ctx: CheckContext): CheckVerdict {
     }
   }
   if (!ctx.now) return fail('authority_expired', '`now` is not a valid timestamp');
-  const invalid = findDelegationProblem(grants);
+  const scopes: GrantScope[] = [];
+  const invalid = findDelegationProblem(grants, scopes);
   if (invalid) return fail('delegation_invalid', invalid);
-  ctx.scopes = grants.map((grant) => knownScopeFields(grant.scope));
+  ctx.scopes = scopes;
   return pass(grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`);
 }
 
-function findDelegationProblem(grants: readonly GrantSnapshot[]): string | undefined {
+/** Fills `scopes` with every link's own known scope fields, root first, as it goes (complete when it finds none). */
+function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantScope[]): string | undefined {
   const seen = new Set<string>();
   let parentEffective: GrantScope | undefined;
   const last = grants.length - 1;
-  for (const [i, grant] of grants.entries()) {
-    const id = quote(grant.grant_id);
+  for (let i = 0; i <= last; i++) {
+    const grant = grants[i]!;
     if (!isNonEmptyString(grant.grant_id)) return `link ${i} has no grant id`;
+    // quoted only on the way out: the id appears in failure details, and passing links are the common case
+    const id = quote(grant.grant_id);
     if (seen.has(grant.grant_id)) return `grant ${id} appears twice in the chain`;
     seen.add(grant.grant_id);
     const malformed = findMalformedScopeFields(grant.scope);
@@ -64,6 +68,7 @@ function findDelegationProblem(grants: readonly GrantSnapshot[]): string | undef
       return `grant ${id} does not say whether its actor (an intermediary) is active`;
     }
     const own = knownScopeFields(grant.scope);
+    scopes.push(own);
     const parent = grants[i - 1];
     if (!parent) {
       if (grant.parent_grant_id !== null && grant.parent_grant_id !== undefined) {

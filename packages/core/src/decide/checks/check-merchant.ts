@@ -26,12 +26,14 @@ export function checkMerchant(ctx: CheckContext): CheckVerdict {
   if (!isNonEmptyString(category) || !isNonEmptyString(jurisdiction)) {
     return fail('merchant_unknown', 'merchant has no category or jurisdiction');
   }
-  for (const [i, scope] of scopes.entries()) {
+  for (let i = 0; i < scopes.length; i++) {
+    const scope = scopes[i]!;
     if (scope.blocked_merchant_categories?.includes(category)) {
       return fail('merchant_category_blocked', `category ${quote(category)} blocked by grant ${idOf(grants, i)}`);
     }
   }
-  for (const [i, scope] of scopes.entries()) {
+  for (let i = 0; i < scopes.length; i++) {
+    const scope = scopes[i]!;
     const allowed = scope.allowed_merchant_categories;
     if (allowed && !allowed.includes(category)) {
       return fail(
@@ -40,7 +42,8 @@ export function checkMerchant(ctx: CheckContext): CheckVerdict {
       );
     }
   }
-  for (const [i, scope] of scopes.entries()) {
+  for (let i = 0; i < scopes.length; i++) {
+    const scope = scopes[i]!;
     const allowed = scope.allowed_jurisdictions;
     if (allowed && !allowed.includes(jurisdiction)) {
       return fail(

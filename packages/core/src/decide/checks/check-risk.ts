@@ -8,15 +8,18 @@ import { fail, pass, type CheckContext, type CheckVerdict } from './check-contex
 
 const SUBJECTS = ['actor', 'principal', 'instrument'] as const;
 
+function stateOf(risk: unknown, who: (typeof SUBJECTS)[number]): 'normal' | 'elevated' | 'blocked' {
+  const value = isRecord(risk) ? risk[who] : undefined;
+  return value === 'normal' || value === 'elevated' ? value : 'blocked';
+}
+
 export function checkRisk(ctx: CheckContext): CheckVerdict {
   const risk: unknown = ctx.snapshot.risk;
-  const state = (who: (typeof SUBJECTS)[number]) => {
-    const value = isRecord(risk) ? risk[who] : undefined;
-    return value === 'normal' || value === 'elevated' ? value : 'blocked';
-  };
-  const blocked = SUBJECTS.filter((who) => state(who) === 'blocked');
+  const states = SUBJECTS.map((who) => stateOf(risk, who));
+  if (states[0] === 'normal' && states[1] === 'normal' && states[2] === 'normal') return pass('risk normal');
+  const blocked = SUBJECTS.filter((_, i) => states[i] === 'blocked');
   if (blocked.length > 0) return fail('risk_state_blocked', `risk blocked: ${blocked.join(', ')}`);
-  const elevated = SUBJECTS.filter((who) => state(who) === 'elevated');
+  const elevated = SUBJECTS.filter((_, i) => states[i] === 'elevated');
   if (elevated.length === 0) return pass('risk normal');
   ctx.riskElevated = true;
   if (ctx.request.policy_decision_id === undefined) {
