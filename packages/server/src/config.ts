@@ -35,6 +35,8 @@ export interface AppConfig {
   startUnverified: boolean;
   /** webhook targets may be http and private/loopback addresses (CONTRACT section 9; development and tests only) */
   webhookAllowInsecure: boolean;
+  /** the built console and simulator (AAR_CONSOLE_DIR); default: packages/console/dist of the installed @aar/console */
+  consoleDir?: string | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -61,6 +63,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
       overrides.checkpointIntervalSeconds ?? intFrom(env, 'AAR_CHECKPOINT_INTERVAL', 10, 1, 3600),
     startUnverified: overrides.startUnverified ?? boolFrom(env, 'AAR_START_UNVERIFIED', false),
     webhookAllowInsecure: overrides.webhookAllowInsecure ?? boolFrom(env, 'AAR_WEBHOOK_ALLOW_INSECURE', false),
+    consoleDir: overrides.consoleDir ?? (env.AAR_CONSOLE_DIR ? resolve(env.AAR_CONSOLE_DIR) : undefined),
   };
   base.publicUrls = overrides.publicUrls ?? publicUrlsFrom(env.AAR_PUBLIC_URL, base.issuerUrl);
   if (base.bootstrapToken !== undefined && base.bootstrapToken.length < 1) {

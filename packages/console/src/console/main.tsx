@@ -1,0 +1,6 @@
+import { render } from 'preact';
+import '../shared/styles.css';
+import './console.css';
+import { ConsoleApp } from './console-app.tsx';
+
+render(<ConsoleApp />, document.getElementById('app')!);

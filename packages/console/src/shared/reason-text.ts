@@ -1,0 +1,41 @@
+/**
+ * Each reason code of CONTRACT section 3 in one plain sentence, for people who read the console rather than the
+ * contract. A Record over the closed union: a new reason code fails the type-check until it has its sentence.
+ */
+import type { ReasonCode } from '@aar/core';
+
+export const REASON_TEXT: Record<ReasonCode, string> = {
+  payload_signature_missing: "The agent's request was not signed.",
+  payload_signature_invalid: "The agent's request signature does not verify.",
+  payload_stale: "The agent's request signature is too old or too far in the future.",
+  payload_replayed: "The agent's signed request was already used once.",
+  principal_inactive: 'The customer is not active (suspended, erased or unknown).',
+  actor_inactive: 'The agent is not active (suspended, erased or unknown).',
+  instrument_inactive: 'The card token is not active.',
+  instrument_not_bound: 'The card token belongs to another customer.',
+  authority_not_found: 'The customer has given this agent no authority over this card.',
+  capability_not_granted: 'The authority given does not cover this kind of action.',
+  authority_revoked: 'The authority was revoked (or an intermediary agent was stopped).',
+  authority_expired: 'The authority has expired.',
+  delegation_invalid: 'A link of the delegation chain does not verify or is wider than its parent.',
+  merchant_unknown: 'The merchant is unknown or suspended.',
+  merchant_category_blocked: "The merchant's category is blocked by the customer's authority.",
+  merchant_category_not_allowed: "The merchant's category is not among the allowed ones.",
+  jurisdiction_not_allowed: "The merchant's country is not among the allowed ones.",
+  currency_mismatch: 'The purchase is in a currency the authority does not cover.',
+  amount_above_agent_threshold: "The amount is above the agent's per-purchase limit.",
+  daily_limit_exceeded: "The purchase would go over the agent's daily limit.",
+  risk_state_blocked: 'A risk signal blocks the agent, the customer or the card.',
+  risk_state_elevated: 'A risk signal is elevated: the customer must approve.',
+  amount_above_approval_threshold: 'The amount is above the approval threshold: the customer must approve.',
+  approval_pending: 'The customer has not answered the approval request yet.',
+  approval_rejected: 'The customer rejected the approval request.',
+  approval_expired: 'The approval request expired unanswered.',
+  approval_mismatch: 'The retry does not match what the customer approved.',
+  approved_by_principal: 'The customer approved this purchase.',
+  scope_within_attenuated_authority: 'The purchase is within the authority the customer gave the agent.',
+};
+
+export function reasonText(reason: string): string {
+  return Object.hasOwn(REASON_TEXT, reason) ? REASON_TEXT[reason as ReasonCode] : 'Unknown reason code.';
+}

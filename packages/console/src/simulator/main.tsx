@@ -1,0 +1,6 @@
+import { render } from 'preact';
+import '../shared/styles.css';
+import './simulator.css';
+import { SimulatorApp } from './simulator-app.tsx';
+
+render(<SimulatorApp />, document.getElementById('app')!);

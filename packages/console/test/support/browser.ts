@@ -1,0 +1,110 @@
+/**
+ * One headless Debian Chromium per test file, driven by playwright-core (no browser download: the system's
+ * /usr/bin/chromium, with the flags DEVELOPERS.md lists). Helpers check what every page must hold: no console error or
+ * uncaught exception, every control with an accessible name, no horizontal overflow, and a screenshot kept as a test
+ * artefact under .tmp/screenshots/ (ignored by git).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.AAR_CHROMIUM ?? '/usr/bin/chromium';
+
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Skipped where Chromium is missing, except under CI=true, where the launch then fails the suite. */
+export const browserAvailable = existsSync(CHROMIUM) || process.env.CI === 'true';
+if (!browserAvailable) {
+  console.warn(
+    `[console browser tests] NOTICE: ${CHROMIUM} is missing, SKIPPED. Install it: apt-get install -y chromium`,
+  );
+}
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const SCREENSHOT_DIR = join(ROOT, '.tmp', 'screenshots');
+
+export const WIDE = { width: 1280, height: 900 };
+export const NARROW = { width: 390, height: 844 };
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+}
+
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  /** console errors and uncaught exceptions so far */
+  problems: string[];
+}
+
+export async function openPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: WIDE, locale: 'en-GB', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console.${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  return { context, page, problems };
+}
+
+/** Inputs, selects, text areas and buttons that have no accessible name (described as `tag#id "text"`). */
+export async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const nameOf = (el: HTMLElement): string => {
+      const byLabelledBy = (el.getAttribute('aria-labelledby') ?? '')
+        .split(/\s+/)
+        .map((id) => (id ? (document.getElementById(id)?.textContent ?? '') : ''))
+        .join(' ');
+      const byLabels = Array.from((el as HTMLInputElement).labels ?? [])
+        .map((l) => l.textContent ?? '')
+        .join(' ');
+      const own = el.tagName === 'BUTTON' ? (el.textContent ?? '') : '';
+      return [el.getAttribute('aria-label') ?? '', byLabelledBy, byLabels, own, el.getAttribute('title') ?? '']
+        .join(' ')
+        .trim();
+    };
+    return Array.from(document.querySelectorAll<HTMLElement>('input, select, textarea, button'))
+      .filter((el) => (el as HTMLInputElement).type !== 'hidden' && nameOf(el) === '')
+      .map((el) => `${el.tagName.toLowerCase()}#${el.id} ${el.outerHTML.slice(0, 120)}`);
+  });
+}
+
+/** How many CSS pixels the page is wider than the viewport (0 when nothing overflows sideways). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** Saves a full-page screenshot as `.tmp/screenshots/<name>-<width>.png` and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}-${page.viewportSize()?.width ?? 0}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/**
+ * The checks every page gets, at 1280 px and at 390 px: labelled controls, no sideways overflow, a screenshot each.
+ * Leaves the viewport wide.
+ */
+export async function checkPageAtBothWidths(page: Page, name: string): Promise<void> {
+  for (const size of [NARROW, WIDE]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(50);
+    const overflow = await horizontalOverflow(page);
+    if (overflow > 0) throw new Error(`${name} at ${size.width} px overflows by ${overflow} px`);
+    const unlabelled = await unlabelledControls(page);
+    if (unlabelled.length > 0) throw new Error(`${name}: controls without a name: ${unlabelled.join('; ')}`);
+    await screenshot(page, name);
+  }
+}
