@@ -57,44 +57,43 @@ function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantSc
   for (let i = 0; i <= last; i++) {
     const grant = grants[i]!;
     if (!isNonEmptyString(grant.grant_id)) return `link ${i} has no grant id`;
-    // quoted only on the way out: the id appears in failure details, and passing links are the common case
-    const id = quote(grant.grant_id);
-    if (seen.has(grant.grant_id)) return `grant ${id} appears twice in the chain`;
+    if (seen.has(grant.grant_id)) return `grant ${quote(grant.grant_id)} appears twice in the chain`;
     seen.add(grant.grant_id);
     const malformed = findMalformedScopeFields(grant.scope);
-    if (malformed.length > 0) return `grant ${id} has malformed ${malformed.join(', ')}`;
-    if (grant.signature_valid !== true) return `grant ${id} signature does not verify`;
+    if (malformed.length > 0) return `grant ${quote(grant.grant_id)} has malformed ${malformed.join(', ')}`;
+    if (grant.signature_valid !== true) return `grant ${quote(grant.grant_id)} signature does not verify`;
     if (i < last && ownValue(grant, 'actor_state') === undefined) {
-      return `grant ${id} does not say whether its actor (an intermediary) is active`;
+      return `grant ${quote(grant.grant_id)} does not say whether its actor (an intermediary) is active`;
     }
     const own = knownScopeFields(grant.scope);
     scopes.push(own);
     const parent = grants[i - 1];
     if (!parent) {
       if (grant.parent_grant_id !== null && grant.parent_grant_id !== undefined) {
-        return `chain does not start at a root grant: ${id} has a parent`;
+        return `chain does not start at a root grant: ${quote(grant.grant_id)} has a parent`;
       }
     } else {
-      if (grant.parent_grant_id !== parent.grant_id) return `grant ${id} is not a child of ${quote(parent.grant_id)}`;
+      if (grant.parent_grant_id !== parent.grant_id)
+        return `grant ${quote(grant.grant_id)} is not a child of ${quote(parent.grant_id)}`;
       if (!sameEntity(grant.principal_entity_id, parent.principal_entity_id)) {
-        return `grant ${id} is for another principal than its parent`;
+        return `grant ${quote(grant.grant_id)} is for another principal than its parent`;
       }
       if (!sameInstrument(grant.resource_id, parent.resource_id)) {
-        return `grant ${id} is for another instrument than its parent`;
+        return `grant ${quote(grant.grant_id)} is for another instrument than its parent`;
       }
       const parentActions = actionsCoveredBy(parent.capability_id);
       if (!actionsCoveredBy(grant.capability_id).every((a) => parentActions.includes(a))) {
-        return `grant ${id} capability is wider than its parent's`;
+        return `grant ${quote(grant.grant_id)} capability is wider than its parent's`;
       }
       const wider = findWiderFields(own, parentEffective ?? {});
-      if (wider.length > 0) return `grant ${id} is wider than its parent: ${wider.join(', ')}`;
+      if (wider.length > 0) return `grant ${quote(grant.grant_id)} is wider than its parent: ${wider.join(', ')}`;
     }
-    if (grant.depth !== i) return `grant ${id} depth ${quote(grant.depth)} is not its position ${i}`;
+    if (grant.depth !== i) return `grant ${quote(grant.grant_id)} depth ${quote(grant.depth)} is not its position ${i}`;
     parentEffective = inheritScope(parentEffective, own);
-    if (i < last && parentEffective.may_delegate !== true) return `grant ${id} may not be delegated`;
+    if (i < last && parentEffective.may_delegate !== true) return `grant ${quote(grant.grant_id)} may not be delegated`;
     const depth = own.max_delegation_depth;
     if (depth !== undefined && last - i > depth) {
-      return `grant ${id} allows ${depth} delegation level(s) below it, the chain has ${last - i}`;
+      return `grant ${quote(grant.grant_id)} allows ${depth} delegation level(s) below it, the chain has ${last - i}`;
     }
   }
   return undefined;
