@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'conflict' // the resource already exists or its state forbids the change
   | 'idempotency_in_flight' // the first request with this Idempotency-Key is still running
   | 'idempotency_key_reused' // same Idempotency-Key, different request
+  | 'idempotency_key_required' // a POST without Idempotency-Key by a credential whose connector requires one
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'reference_not_found' // a referenced resource (principal, card token, parent grant…) does not exist

@@ -56,14 +56,21 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
 const CREDENTIAL_BY_HASH = prepareQuery(['token_hash'], (db, args: { token_hash: string }) =>
   db
     .selectFrom('api_tokens')
-    .select(['token_id', 'role', 'principal_entity_id'])
+    .select(['token_id', 'role', 'principal_entity_id', 'connector_id'])
     .where('token_hash', '=', args.token_hash)
     .where('revoked_at', 'is', null),
 );
 
 async function lookUpCredential(ctx: AppContext, tokenHash: string): Promise<Credential | undefined> {
   const [row] = (await CREDENTIAL_BY_HASH.execute(ctx.store.db, { token_hash: tokenHash })).rows;
-  return row && { token_id: row.token_id, role: row.role, principal_entity_id: row.principal_entity_id };
+  return (
+    row && {
+      token_id: row.token_id,
+      role: row.role,
+      principal_entity_id: row.principal_entity_id,
+      connector_id: row.connector_id,
+    }
+  );
 }
 
 /** `admin` may do everything; a route without `roles` is admin-only. */

@@ -7,6 +7,8 @@ export interface Credential {
   role: Role;
   /** set only for the `principal` role: the one principal this credential may act for */
   principal_entity_id: string | null;
+  /** the connector this credential is bound to (CONTRACT section 15): its manifest's rules apply to its requests */
+  connector_id?: string | null;
 }
 
 declare module 'fastify' {

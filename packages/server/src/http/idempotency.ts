@@ -6,6 +6,7 @@
  * - same key, same request, answered: the stored response, byte for byte, with `Idempotent-Replayed: true`;
  * - same key, first request still running: 409 `idempotency_in_flight`;
  * - same key, another request: 422 `idempotency_key_reused`.
+ * - no key from a credential bound to a connector whose manifest requires one: 400 `idempotency_key_required`.
  * INVARIANT: the response is stored before it is sent, so a client that saw an answer always gets it replayed.
  * A claim whose process died is freed after IN_FLIGHT_LEASE_SECONDS; a handler running longer than that could run
  * twice, which is why the lease is far above any request's time budget.
@@ -22,6 +23,8 @@ import {
   sweepExpiredIdempotencyKeys,
   type IdempotencyScope,
 } from './idempotency-store.ts';
+import type { Credential } from './fastify-types.ts';
+import { findConnector } from '../services/connectors/connector-catalogue.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IN_FLIGHT_LEASE_SECONDS = 300;
@@ -55,7 +58,16 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || request.credential === null) return;
     const key = readIdempotencyKey(request);
-    if (key === undefined) return;
+    if (key === undefined) {
+      if (connectorRequiresKey(request.credential)) {
+        throw fieldError(
+          'idempotency_key_required',
+          KEY_PATH,
+          'this credential’s connector requires an idempotency key',
+        );
+      }
+      return;
+    }
     const now = ctx.clock.now();
     await sweep(request, now);
     const scope: IdempotencyScope = { credentialId: request.credential.token_id, key };
@@ -101,6 +113,15 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
     }
     return payload;
   });
+}
+
+/**
+ * Whether the credential's connector manifest says `requires_idempotency` (CONTRACT section 15). Fail closed: a
+ * credential bound to a connector this release no longer ships is held to the stricter rule.
+ */
+function connectorRequiresKey(credential: Credential): boolean {
+  if (credential.connector_id === undefined || credential.connector_id === null) return false;
+  return findConnector(credential.connector_id)?.risk.requires_idempotency ?? true;
 }
 
 /** The key, undefined when absent; 400 naming the header when malformed (a list of keys included). */

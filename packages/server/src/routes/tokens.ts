@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CONNECTOR_ID_PATTERN } from '@aar/core';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
@@ -18,6 +19,7 @@ const TokenInfo = Type.Object({
   role: Role,
   principal_entity_id: Type.Union([Type.String(), Type.Null()]),
   label: Type.Union([Type.String(), Type.Null()]),
+  connector_id: Type.Union([Type.String(), Type.Null()], { description: 'the connector it is bound to, if any' }),
   created_at: Timestamp,
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 });
@@ -32,6 +34,13 @@ const CreateTokenBody = Type.Object(
     role: Role,
     principal_entity_id: Type.Optional(Type.String({ description: 'required for, and only for, the principal role' })),
     label: Type.Optional(Type.String({ maxLength: 128 })),
+    connector_id: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        pattern: CONNECTOR_ID_PATTERN,
+        description: 'binds it to a catalogue connector (GET /v1/connectors): the manifest’s rules apply to it',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,7 +59,9 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
         'Issues a bearer token for one role (`admin`, `runtime`, `principal`, `auditor`) and records ' +
         '`ns.credential.created`. The secret (`aar_…`) is in this answer only: the service keeps its hash. A ' +
         '`principal` token needs `principal_entity_id` (a person or organisation that is not tombstoned) and can ' +
-        'act for that principal only; the other roles refuse it.',
+        'act for that principal only; the other roles refuse it. With `connector_id` the credential is bound to ' +
+        'a connector of the catalogue (422 for an unknown or deprecated one): when its manifest says ' +
+        '`requires_idempotency`, each POST it makes without `Idempotency-Key` is 400 `idempotency_key_required`.',
       body: CreateTokenBody,
       response: { 201: CreatedToken },
     },

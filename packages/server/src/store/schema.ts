@@ -86,6 +86,8 @@ export interface ApiTokensTable {
   role: Role;
   principal_entity_id: string | null;
   label: string | null;
+  /** since migration 0014: the connector this credential is bound to (its manifest's rules apply) */
+  connector_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
 }
@@ -340,6 +342,30 @@ export interface WebhookAttemptsTable {
   created_at: Timestamp;
 }
 
+/** A marketplace listing (migration 0014), write-once. `document` is the registered listing's RFC 8785 JSON. */
+export interface ListingsTable {
+  seq: Seq;
+  listing_id: string;
+  kind: 'connector' | 'agent' | 'service';
+  title: string;
+  publisher_name: string;
+  publisher_tier: 'community' | 'verified' | 'certified';
+  pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+  connector_id: string | null;
+  conformance_report_id: string | null;
+  document: Json;
+  search_text: string;
+  registered_at: Timestamp;
+  registered_by: string | null;
+}
+
+/** One sector, regime or jurisdiction of a listing (migration 0014), for indexed search filters. */
+export interface ListingFacetsTable {
+  listing_seq: ColumnType<number, number, never>;
+  facet: 'sector' | 'regime' | 'jurisdiction';
+  value: string;
+}
+
 export interface Database {
   store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
@@ -367,4 +393,6 @@ export interface Database {
   signing_keys: SigningKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_attempts: WebhookAttemptsTable;
+  listings: ListingsTable;
+  listing_facets: ListingFacetsTable;
 }

@@ -331,7 +331,6 @@ describe('the endpoints resource', () => {
     const { id } = await receiverEndpoint({
       profile: 'cose',
       description: 'ops',
-      connector_id: 'ns:connector:acme-bank',
     });
     const listed = await api('GET', '/v1/webhook-endpoints?limit=500');
     expect(listed.body.items.some((e: Json) => e.endpoint_id === id)).toBe(true);
@@ -339,7 +338,7 @@ describe('the endpoints resource', () => {
     expect(patched.body).toMatchObject({
       description: null,
       event_types: ['ns.authority.revoked'],
-      connector_id: 'ns:connector:acme-bank',
+      connector_id: null, // connector-bound endpoints: test/api/connector-enforcement.test.ts
     });
     for (const body of [
       { url: 'http://127.0.0.1:1/', profile: 'hmac' },

@@ -28,6 +28,7 @@ describe('problem documents', () => {
         'invalid_id',
         'pan_refused',
         'invalid_signature',
+        'idempotency_key_required',
       ],
       401: ['unauthenticated'],
       403: ['forbidden'],

@@ -2,6 +2,7 @@
  * `ns.webhook.*`: webhook endpoints and their deliveries (CONTRACT section 9). Envelopes carry only a URL's origin:
  * a path or query may hold a receiver's secret.
  */
+import { CONNECTOR_ID_PATTERN } from '../../connectors/connector-manifest.ts';
 import { defineEventType, type EnvelopeMemberPresence } from '../event-type-definition.ts';
 import { closedObject, COUNT, id, nullable, oneOf, stateChange, subject, TIMESTAMP } from '../schema-parts.ts';
 
@@ -40,7 +41,7 @@ export const WEBHOOK_EVENTS = [
       profile: oneOf(['shared_secret', 'asymmetric', 'cose']),
       url_origin: URL_ORIGIN,
       event_types: FILTER,
-      connector_id: nullable({ type: 'string', pattern: '^ns:connector:[A-Za-z0-9._-]{1,128}$' }),
+      connector_id: nullable({ type: 'string', pattern: CONNECTOR_ID_PATTERN }),
       new_state: oneOf(['enabled']),
     },
   ),

@@ -11,6 +11,7 @@ import type { Credential } from '../../http/fastify-types.ts';
 import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
 import type { ApiTokensTable, Role } from '../../store/index.ts';
 import { actorOf } from '../actor-of.ts';
+import { bindableConnector } from '../connectors/bindable-connector.ts';
 import { appendEvent } from '../events/append-event.ts';
 
 export interface TokenInfo {
@@ -18,6 +19,7 @@ export interface TokenInfo {
   role: Role;
   principal_entity_id: string | null;
   label: string | null;
+  connector_id: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -26,6 +28,8 @@ export interface CreateTokenInput {
   role: Role;
   principal_entity_id?: string | undefined;
   label?: string | undefined;
+  /** binds the credential to a catalogue connector: its manifest's rules then apply to its requests */
+  connector_id?: string | undefined;
 }
 
 export function tokenInfo(row: Selectable<ApiTokensTable>): TokenInfo {
@@ -34,6 +38,7 @@ export function tokenInfo(row: Selectable<ApiTokensTable>): TokenInfo {
     role: row.role,
     principal_entity_id: row.principal_entity_id,
     label: row.label,
+    connector_id: row.connector_id,
     created_at: row.created_at,
     revoked_at: row.revoked_at,
   };
@@ -59,6 +64,8 @@ export async function createToken(
   } else if (input.principal_entity_id !== undefined) {
     throw fieldError('invalid_request', '/principal_entity_id', 'is allowed only for the principal role');
   }
+  const connectorId =
+    input.connector_id === undefined ? null : bindableConnector(input.connector_id, '/connector_id').connector_id;
   const tokenId = mintedId('token', ctx.newUuid());
   const now = ctx.clock.now().toISOString();
   return ctx.writer.run(async (trx) => {
@@ -81,6 +88,7 @@ export async function createToken(
         role: input.role,
         principal_entity_id: principalId,
         label: input.label ?? null,
+        connector_id: connectorId,
         created_at: now,
         revoked_at: null,
       })

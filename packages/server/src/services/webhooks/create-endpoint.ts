@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { fieldError, generateWebhookSecret } from '@aar/core';
+import { CONNECTOR_ID_PATTERN, fieldError, generateWebhookSecret } from '@aar/core';
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { checkTargetAtRegistration } from './check-target.ts';
+import { bindEndpointToConnector } from './connector-binding.ts';
 import { endpointView, urlOrigin, type WebhookEndpointView } from './endpoint-view.ts';
 import { parseEventTypeFilter } from './event-type-filter.ts';
 import { ENDPOINT_ID_PREFIX } from './read-endpoint.ts';
 import { appendWebhookEvent } from './webhook-events.ts';
 
-export const CONNECTOR_ID_PATTERN = '^ns:connector:[A-Za-z0-9._-]{1,128}$';
+export { CONNECTOR_ID_PATTERN } from '@aar/core';
 /** bytes of a generated `whsec_` secret (Standard Webhooks: 24-64) */
 const SECRET_BYTES = 32;
 
@@ -33,9 +34,12 @@ export async function createEndpoint(
   credential: Credential | null,
   input: CreateEndpointInput,
 ): Promise<CreatedEndpoint> {
-  const eventTypes = input.event_types === undefined ? null : parseEventTypeFilter(input.event_types, '/event_types');
+  let eventTypes = input.event_types === undefined ? null : parseEventTypeFilter(input.event_types, '/event_types');
   if (input.connector_id !== undefined && !new RegExp(CONNECTOR_ID_PATTERN).test(input.connector_id)) {
-    throw fieldError('invalid_id', '/connector_id', 'must be an id of the form `ns:connector:<id>`');
+    throw fieldError('invalid_id', '/connector_id', 'must be an id of the form `ns:connector:<family>:<name>`');
+  }
+  if (input.connector_id !== undefined) {
+    eventTypes = bindEndpointToConnector(input.connector_id, input.profile, eventTypes);
   }
   await checkTargetAtRegistration(ctx, input.url);
   const secret =

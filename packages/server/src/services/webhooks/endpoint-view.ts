@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { WebhookEndpointsTable } from '../../store/schema.ts';
+import { connectorFilter } from './connector-binding.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -37,7 +38,9 @@ export function endpointView(row: WebhookEndpointRow, now: Date): WebhookEndpoin
   };
 }
 
-export function eventTypesOf(row: Pick<WebhookEndpointRow, 'event_types'>): string[] | null {
+/** The endpoint's filter; a connector-bound endpoint's is its manifest's `events.subscribes_to` (connector-binding). */
+export function eventTypesOf(row: Pick<WebhookEndpointRow, 'event_types' | 'connector_id'>): string[] | null {
+  if (row.connector_id !== null) return connectorFilter(row.connector_id);
   return row.event_types === null ? null : (JSON.parse(row.event_types) as string[]);
 }
 

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { checkTargetAtRegistration } from './check-target.ts';
+import { assertConnectorEventTypes } from './connector-binding.ts';
 import { endpointView, eventTypesOf, urlOrigin, type WebhookEndpointView } from './endpoint-view.ts';
 import { parseEventTypeFilter } from './event-type-filter.ts';
 import { readEndpoint } from './read-endpoint.ts';
@@ -34,6 +35,9 @@ export async function updateEndpoint(
   const now = ctx.clock.now();
   const row = await ctx.writer.run(async (trx) => {
     const before = await readEndpoint(trx, endpointId);
+    if (before.connector_id !== null && eventTypes !== undefined) {
+      assertConnectorEventTypes(before.connector_id, eventTypes);
+    }
     const changes: Record<string, string | null> = {};
     if (input.url !== undefined && input.url !== before.url) changes.url = input.url;
     if (eventTypes !== undefined) {
