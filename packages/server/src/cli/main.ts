@@ -22,6 +22,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   'verify-chain': async () => (await import('./verify-chain-command.ts')).registerVerifyChainCommand,
   'audit-serve': async () => (await import('./audit-serve-command.ts')).registerAuditServeCommand,
   'verify-pack': async () => (await import('./verify-pack-command.ts')).registerVerifyPackCommand,
+  conformance: async () => (await import('./conformance-command.ts')).registerConformanceCommand,
 };
 
 const VERSION_FLAGS = new Set(['-V', '--version']);

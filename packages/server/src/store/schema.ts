@@ -366,7 +366,21 @@ export interface ListingFacetsTable {
   value: string;
 }
 
+/** A signed conformance report of a self-run (migration 0013), write-once. */
+export interface ConformanceRunsTable {
+  seq: Seq;
+  report_id: string;
+  passed: number;
+  fixtures: number;
+  failed: number;
+  /** the signed `ns.conformance_report.v1`, RFC 8785 JSON */
+  document: Json;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  conformance_runs: ConformanceRunsTable;
   store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;

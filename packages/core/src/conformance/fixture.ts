@@ -1,0 +1,112 @@
+/**
+ * The conformance fixture format (CONTRACT section 14, docs/conformance.md): a black-box story of HTTP requests and
+ * what each answer must show. Strings anywhere in `request`, `expect` and `vars` are templates (resolve-template.ts),
+ * resolved just before the step runs, so a step can use what earlier steps captured.
+ */
+import type { PointerPredicate } from './check-predicate.ts';
+
+export interface Fixture {
+  fixture_id: string;
+  profile: string;
+  title: string;
+  description?: string;
+  /** a world file (`conformance/worlds/<name>.json`) whose steps run first */
+  world?: string;
+  /** template variables; they override the world's */
+  vars?: Record<string, unknown>;
+  /** Ed25519 key pairs generated for this execution, by name: `{{keys.<name>.public_jwk}}`, `sign.key` */
+  keys?: string[];
+  steps: FixtureStep[];
+}
+
+/** A world: the set-up shared by many fixtures (entities, grants, credentials), run before a fixture's own steps. */
+export interface FixtureWorld {
+  world: string;
+  description?: string;
+  vars?: Record<string, unknown>;
+  keys?: string[];
+  steps: FixtureStep[];
+}
+
+export interface FixtureStep {
+  /** names the step for `repeat` and in failure messages */
+  id?: string;
+  title?: string;
+  /** waits before the request (for a grant or an approval to expire) */
+  wait?: StepWait;
+  request: StepRequest;
+  expect?: StepExpect;
+  /** variable name -> JSON pointer into the response body (`""`: the whole body) */
+  capture?: Record<string, string>;
+}
+
+export interface StepWait {
+  /** an ISO 8601 instant to wait until (plus `pad_ms`) */
+  until: string;
+  /** a wait longer than this skips the fixture (the deployment's setting is longer than the kit waits) */
+  max_seconds: number;
+  /** default 1000: clocks of the runner and the deployment differ a little */
+  pad_ms?: number;
+}
+
+export interface StepRequest {
+  method?: string;
+  path?: string;
+  query?: Record<string, string | number | boolean>;
+  /** the bearer token; default the runner's token (`{{$token}}`); null: no Authorization header */
+  auth?: string | null;
+  headers?: Record<string, string>;
+  /** JSON body, sent as `application/json` */
+  body?: unknown;
+  /** a body sent byte for byte (malformed JSON); `headers` should then name its content type */
+  raw_body?: string;
+  idempotency_key?: string;
+  /** RFC 9421-sign the request (CONTRACT section 7) with a key of `keys` */
+  sign?: StepSignature;
+  /** resend the exact request of an earlier step (same bytes, same signature, same nonce) */
+  repeat?: string;
+}
+
+export interface StepSignature {
+  /** a name in the fixture's (or world's) `keys` */
+  key: string;
+  /** the `keyid` parameter: the agent's entity id */
+  keyid: string;
+  /** seconds added to the runner's clock for `created` (negative: an old signature) */
+  created_offset?: number;
+  nonce?: string;
+  components?: string[];
+  label?: string;
+}
+
+export interface HeaderExpectation {
+  equals?: string;
+  matches?: string;
+  /** true: the header must not be sent */
+  absent?: boolean;
+}
+
+export type Verification =
+  /** a signed JSON document (CONTRACT section 4) at this pointer, against the deployment's JWKS */
+  | { signed_document: string }
+  /** an evidence pack at this pointer, verified and replayed offline by core against the JWKS */
+  | { evidence_pack: string }
+  /** an inclusion proof at this pointer leads to `root_hash` (base64) */
+  | { inclusion_proof: string; root_hash: string }
+  /** a consistency proof at this pointer leads from `old_root` to `new_root` */
+  | { consistency_proof: string; old_root: string; new_root: string }
+  /** an audit entry at this pointer: its `leaf_hash` is SHA-256(0x00 ‖ entry bytes) */
+  | { audit_entry: string };
+
+export interface StepExpect {
+  status?: number | number[];
+  headers?: Record<string, string | HeaderExpectation>;
+  /** the body contains this (match-subset.ts) */
+  body?: unknown;
+  pointers?: PointerPredicate[];
+  /** an RFC 9457 problem document; a string: with this `code` */
+  problem?: true | string;
+  /** the body (or the value at `pointer`) is valid against this JSON Schema */
+  schema?: string | { name: string; pointer?: string };
+  verify?: Verification[];
+}

@@ -1,0 +1,85 @@
+/**
+ * The ten conformance profiles (CONTRACT section 14): the spec's five and ours. A profile is a named set of fixtures
+ * a deployment passes to claim it; the list is public contract (a new profile is a minor version).
+ */
+
+export interface ConformanceProfile {
+  profile: string;
+  title: string;
+  /** what a deployment that passes it has shown */
+  description: string;
+  /** a profile the specification itself names (the other five are this project's) */
+  named_in_spec: boolean;
+}
+
+export const CONFORMANCE_PROFILE_DEFINITIONS: readonly ConformanceProfile[] = [
+  {
+    profile: 'ns.core.v1',
+    title: 'Core',
+    description:
+      'Authentication, RFC 9457 problem documents, idempotency keys, identifiers, the JWKS and the version header.',
+    named_in_spec: true,
+  },
+  {
+    profile: 'ns.payment_authority.v1',
+    title: 'Payment authority',
+    description: 'Every authorize reason code, in check order, with the signed decision map and the recorded decision.',
+    named_in_spec: true,
+  },
+  {
+    profile: 'ns.agent_purchasing.v1',
+    title: 'Agent purchasing',
+    description:
+      'The purchase stories of an agent: approvals round trip, daily limits, outcomes and the signed payload.',
+    named_in_spec: true,
+  },
+  {
+    profile: 'ns.webhooks.v1',
+    title: 'Webhooks',
+    description: 'Endpoint registration, SSRF refusals and the event type catalogue.',
+    named_in_spec: true,
+  },
+  {
+    profile: 'ns.evidence.v1',
+    title: 'Evidence',
+    description:
+      'Evidence packs that verify offline against the JWKS, with their replay, inclusion proof and checkpoint.',
+    named_in_spec: true,
+  },
+  {
+    profile: 'ns.delegation.v1',
+    title: 'Delegation',
+    description: 'Attenuation of every scope field, delegation depth, signed chains and the revocation cascade.',
+    named_in_spec: false,
+  },
+  {
+    profile: 'ns.audit_chain.v1',
+    title: 'Audit chain',
+    description: 'Signed checkpoints, inclusion and consistency proofs verified with RFC 9162, and chain verification.',
+    named_in_spec: false,
+  },
+  {
+    profile: 'ns.bundles.v1',
+    title: 'Proof bundles',
+    description: 'Authority proof bundles that bind a decision to its evidence chain and verify offline.',
+    named_in_spec: false,
+  },
+  {
+    profile: 'ns.compliance.v1',
+    title: 'Compliance',
+    description: 'Framework catalogues and signed compliance projections over evidence packs.',
+    named_in_spec: false,
+  },
+  {
+    profile: 'ns.marketplace.v1',
+    title: 'Marketplace',
+    description: 'The connector catalogue and signed listings with a deterministic trust score.',
+    named_in_spec: false,
+  },
+];
+
+export const CONFORMANCE_PROFILE_IDS: readonly string[] = CONFORMANCE_PROFILE_DEFINITIONS.map((p) => p.profile);
+
+export function isConformanceProfile(value: unknown): value is string {
+  return typeof value === 'string' && CONFORMANCE_PROFILE_IDS.includes(value);
+}

@@ -1,0 +1,163 @@
+/**
+ * The conformance kit over HTTP (CONTRACT section 14, docs/conformance.md): the ten profiles and the installed
+ * fixtures (public, like the event catalogue: they describe the contract, not this deployment's data), and
+ * self-runs: the service runs the kit against itself over loopback HTTP and signs the report.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CONFORMANCE_PROFILE_DEFINITIONS, CONFORMANCE_PROFILE_IDS } from '@aar/core';
+import { Type } from 'typebox';
+import type { AppContext } from '../app-context.ts';
+import { getConformanceRun } from '../services/conformance/conformance-runs.ts';
+import { installedKit, runConformanceOnSelf } from '../services/conformance/run-self.ts';
+import { IdParams } from './schemas.ts';
+
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+const ProfileId = Type.Unsafe<string>({ type: 'string', enum: [...CONFORMANCE_PROFILE_IDS] });
+
+const Profile = Type.Object({
+  profile: ProfileId,
+  title: Type.String(),
+  description: Type.String(),
+  named_in_spec: Type.Boolean({ description: 'one of the five profiles the specification names' }),
+  fixtures: Type.Integer({ description: 'fixtures of this profile in the installed kit' }),
+});
+
+const FixtureSummary = Type.Object({
+  fixture_id: Type.String(),
+  profile: ProfileId,
+  title: Type.String(),
+  description: Type.Optional(Type.String()),
+  world: Type.Optional(Type.String({ description: 'the world whose steps run first' })),
+  steps: Type.Integer({ description: "the fixture's own steps (the world's not counted)" }),
+  file: Type.String({ description: 'path in the kit folder' }),
+  fixture: Open('the fixture document itself (docs/conformance.md "Fixture format")'),
+});
+
+const RunBody = Type.Object(
+  {
+    profiles: Type.Optional(
+      Type.Array(ProfileId, { minItems: 1, maxItems: 10, uniqueItems: true, description: 'default: all ten' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['conformance'];
+
+  r.get('/v1/conformance/profiles', {
+    config: { public: true },
+    schema: {
+      tags,
+      summary: 'The ten conformance profiles, with the number of installed fixtures of each',
+      operationId: 'listConformanceProfiles',
+      description:
+        'The profiles of the conformance kit (the five the specification names and five of this service), what ' +
+        'passing each shows, and how many fixtures of each the installed kit has. Public: the same on every ' +
+        'deployment of this version.',
+      security: [],
+      response: { 200: Type.Object({ kit_version: Type.String(), profiles: Type.Array(Profile) }) },
+    },
+    handler: async () => {
+      const { kit } = installedKit();
+      return {
+        kit_version: kit.version,
+        profiles: CONFORMANCE_PROFILE_DEFINITIONS.map((p) => ({
+          ...p,
+          fixtures: kit.fixtures.filter((f) => f.fixture.profile === p.profile).length,
+        })),
+      };
+    },
+  });
+
+  r.get('/v1/conformance/fixtures', {
+    config: { public: true },
+    schema: {
+      tags,
+      summary: 'The installed conformance fixtures (optionally of one profile)',
+      operationId: 'listConformanceFixtures',
+      description:
+        'Every fixture of the installed kit, in id order, with the fixture document itself: the requests it ' +
+        'sends and what it expects, so a runner in any language can execute it. `profile` narrows the list.',
+      security: [],
+      querystring: Type.Object({ profile: Type.Optional(ProfileId) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          kit_version: Type.String(),
+          kit_digest: Type.String({ description: 'sha-256 over every fixture and world file' }),
+          fixtures: Type.Array(FixtureSummary),
+        }),
+      },
+    },
+    handler: async (req) => {
+      const { kit } = installedKit();
+      const wanted = req.query.profile;
+      return {
+        kit_version: kit.version,
+        kit_digest: kit.digest,
+        fixtures: kit.fixtures
+          .filter((f) => wanted === undefined || f.fixture.profile === wanted)
+          .map(({ fixture, file }) => ({
+            fixture_id: fixture.fixture_id,
+            profile: fixture.profile,
+            title: fixture.title,
+            ...(fixture.description === undefined ? {} : { description: fixture.description }),
+            ...(fixture.world === undefined ? {} : { world: fixture.world }),
+            steps: fixture.steps.length,
+            file,
+            fixture: fixture as unknown as Record<string, unknown>,
+          })),
+      };
+    },
+  });
+
+  r.post('/v1/conformance/runs', {
+    config: { roles: ['admin'], errors: ['conflict'] },
+    schema: {
+      tags,
+      summary: 'Run the conformance kit against this service and sign the report',
+      operationId: 'createConformanceRun',
+      description:
+        'Runs the installed fixtures of `profiles` (default all) against this instance over loopback HTTP, ' +
+        'black-box, exactly as `aar conformance run` would from outside, with an admin credential minted for ' +
+        'the run and revoked when it ends. Answers once the run is over (seconds to a minute) with the signed ' +
+        '`ns.conformance_report.v1`, also when fixtures failed (`passed: false`); the report is stored for ' +
+        'GET /v1/conformance/runs/{id}. 409 `conflict` while another run is going on this instance.',
+      body: RunBody,
+      response: { 201: Open('`ns.conformance_report.v1`, signed') },
+    },
+    handler: async (req, reply) => {
+      const report = await runConformanceOnSelf(ctx, req.credential, {
+        profiles: req.body.profiles,
+        loopbackUrl: loopbackUrl(req),
+      });
+      return reply.code(201).send(report as unknown as Record<string, unknown>);
+    },
+  });
+
+  r.get('/v1/conformance/runs/:id', {
+    config: { roles: ['auditor'] },
+    schema: {
+      tags,
+      summary: 'A stored conformance report',
+      operationId: 'getConformanceRun',
+      description:
+        'The signed `ns.conformance_report.v1` of a self-run, as it was signed: verify it offline against ' +
+        'the JWKS. Reports are write-once.',
+      params: IdParams,
+      response: { 200: Open('`ns.conformance_report.v1`, signed') },
+    },
+    handler: async (req) => (await getConformanceRun(ctx, req.params.id)) as unknown as Record<string, unknown>,
+  });
+}
+
+/** Where this instance itself listens: the socket the request came in on, as a loopback URL when it is wildcard. */
+function loopbackUrl(req: FastifyRequest): string {
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  const port = req.socket.localPort;
+  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address.replace(/^::ffff:/, '');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
