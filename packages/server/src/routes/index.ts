@@ -7,6 +7,7 @@ import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { consoleRoutes } from './console.ts';
+import { decisionSearchRoutes } from './decision-search.ts';
 import { decisionRoutes } from './decisions.ts';
 import { entityRoutes } from './entities.ts';
 import { evidencePackRoutes } from './evidence-packs.ts';
@@ -18,6 +19,7 @@ import { jwksRoutes } from './jwks.ts';
 import { merchantRoutes } from './merchants.ts';
 import { referenceRoutes } from './references.ts';
 import { riskSignalRoutes } from './risk-signals.ts';
+import { tokenSelfRoutes } from './token-self.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { tokenRoutes } from './tokens.ts';
 import { webhookEndpointRoutes } from './webhook-endpoints.ts';
@@ -40,5 +42,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await eventTypeRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
+  await decisionSearchRoutes(app, ctx);
+  await tokenSelfRoutes(app, ctx);
   await jsonSchemaRoutes(app, ctx);
 }
