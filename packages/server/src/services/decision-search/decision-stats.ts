@@ -3,6 +3,7 @@
  * the search. Counted by the database (GROUP BY on both dialects), never by reading rows into memory. Buckets are
  * prefixes of the `created_at` text (`YYYY-MM-DDTHH` or `YYYY-MM-DD`), so they are UTC hours or days.
  */
+import type { Decision, ReasonCode } from '@aar/core';
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DecisionFilter } from './decision-filter.ts';
@@ -12,7 +13,7 @@ export type StatsBucket = 'hour' | 'day';
 
 export interface DecisionStats {
   total: number;
-  by_reason: { reason: string; decision: string; count: number }[];
+  by_reason: { reason: ReasonCode; decision: Decision; count: number }[];
   /** oldest first; only buckets that had a decision */
   over_time: { start: string; allow_with_constraints: number; require_approval: number; deny: number }[];
 }
@@ -52,7 +53,7 @@ export async function decisionStats(
     buckets.set(start, entry);
   }
   const by_reason = byReason
-    .map((row) => ({ reason: row.reason, decision: row.decision, count: Number(row.n) }))
+    .map((row) => ({ reason: row.reason as ReasonCode, decision: row.decision, count: Number(row.n) }))
     .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
   return {
     total: by_reason.reduce((sum, row) => sum + row.count, 0),

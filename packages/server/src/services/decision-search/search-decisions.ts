@@ -3,6 +3,7 @@
  * summary columns of `decisions` (never the stored record, whose shape belongs to services/decisions), so a summary
  * costs no decompression; GET /v1/decisions/{id} has the rest.
  */
+import type { Decision, ReasonCode } from '@aar/core';
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Database } from '../../store/index.ts';
@@ -10,8 +11,8 @@ import type { DecisionFilter } from './decision-filter.ts';
 
 export interface DecisionSummary {
   policy_decision_id: string;
-  decision: string;
-  reason: string;
+  decision: Decision;
+  reason: ReasonCode;
   actor_entity_id: string;
   principal_entity_id: string;
   subject: string;
@@ -82,7 +83,8 @@ export async function searchDecisions(
     items: shown.map((row) => ({
       policy_decision_id: row.policy_decision_id,
       decision: row.decision,
-      reason: row.reason,
+      // only decide's reason codes are ever written
+      reason: row.reason as ReasonCode,
       actor_entity_id: row.actor_entity_id,
       principal_entity_id: row.principal_entity_id,
       subject: row.subject,
