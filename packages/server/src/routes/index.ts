@@ -5,6 +5,7 @@ import { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts'
 import { approvalRoutes } from './approvals.ts';
 import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
+import { complianceRoutes } from './compliance.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { consoleRoutes } from './console.ts';
 import { decisionSearchRoutes } from './decision-search.ts';
@@ -40,6 +41,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await evidencePackRoutes(app, ctx);
   await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
+  await complianceRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
   await decisionSearchRoutes(app, ctx);
