@@ -1,10 +1,12 @@
 /**
- * POST /v1/runtime/authorize, end to end: normalise the body, verify the agent's signature, load the snapshot,
+ * POST /v1/runtime/authorize, end to end: normalise the body, read the grant version (the cache's key), verify the
+ * agent's signature, load the snapshot,
  * then decide and record in one transaction (commit-decision.ts). Every decision, deny included, is recorded.
  */
 import type { DecisionSnapshot } from '@aar/core';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { FactReader } from './cached-facts.ts';
 import { commitDecision } from './commit-decision.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
@@ -20,7 +22,9 @@ export async function authorize(
 ): Promise<AuthorizeResponse> {
   const request = normalizeAuthorizeRequest(body);
   const now = ctx.clock.now();
-  const payload = await verifyPayload(ctx, httpRequest, request.actor_entity_id);
+  // The version first, every fact after it (grant-cache.ts): nothing read below is older than this version.
+  const facts = new FactReader(ctx.store.db, verifier.grants, await verifier.grants.currentVersion());
+  const payload = await verifyPayload(ctx, httpRequest, request.actor_entity_id, facts);
   const status = payload.result.status;
   const payloadSnapshot: DecisionSnapshot['payload'] = {
     required: ctx.config.requireSignedRequests,
@@ -35,6 +39,6 @@ export async function authorize(
     ...(payload.result.targetUris ? { target_uris: payload.result.targetUris } : {}),
     ...(status === 'invalid' && payload.result.failure ? { signature_failure: payload.result.failure } : {}),
   };
-  const snapshot = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now);
+  const snapshot = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now, facts);
   return commitDecision(ctx, { request, snapshot, payload, now });
 }

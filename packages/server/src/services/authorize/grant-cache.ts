@@ -1,7 +1,8 @@
 /**
  * What an instance caches about grants, for authorize: the candidate grants of (actor, principal, instrument) and
  * grant rows by id (with their revocation state), so that a delegated chain costs one small query instead of one per
- * link. Several instances may share one PostgreSQL; correctness must not depend on when (or whether) a notification
+ * link; and the other slowly changing facts authorize reads outside its transaction (entities with their agent keys,
+ * card tokens, merchants, risk states: `fact`/`storeFact`), which migration 0009 counts in the same version. Several instances may share one PostgreSQL; correctness must not depend on when (or whether) a notification
  * arrives. So:
  *
  * INVARIANTS
@@ -23,6 +24,7 @@ import { grantsChannel, readGrantVersion } from '../grants/grant-version.ts';
 /** Bounds (a row holds its signed link, ~1.5 KB): past one, that map starts over. */
 const MAX_ROWS = 20_000;
 const MAX_KEYS = 10_000;
+const MAX_FACTS = 50_000;
 const RECONNECT_MS = 1_000;
 
 export interface GrantCacheStats {
@@ -38,6 +40,8 @@ export class GrantCache {
   #version = -1;
   readonly #candidates = new Map<string, GrantRow[]>();
   readonly #rows = new Map<string, GrantRow>();
+  /** `<kind>\n<id>` → the row read at #version; null caches an absence (an insert moves the version too) */
+  readonly #facts = new Map<string, unknown>();
   #listener: pg.Client | undefined;
   #stopped = false;
   #reconnect: NodeJS.Timeout | undefined;
@@ -94,6 +98,21 @@ export class GrantCache {
     this.#rows.set(row.grant_id, row);
   }
 
+  /** The fact `kind`/`id` cached at `version`: `{ row }` (row null when absent), or undefined when not cached. */
+  fact<Row>(kind: string, id: string, version: number): { row: Row | null } | undefined {
+    if (version !== this.#version) return undefined;
+    const key = `${kind}\n${id}`;
+    const row = this.#facts.get(key);
+    if (row === undefined) return undefined;
+    return { row: row as Row | null };
+  }
+
+  storeFact(kind: string, id: string, version: number, row: unknown): void {
+    if (version !== this.#version) return;
+    if (this.#facts.size >= MAX_FACTS) this.#facts.clear();
+    this.#facts.set(`${kind}\n${id}`, row ?? null);
+  }
+
   /** Forgets everything; the next reader reloads at whatever version it reads. */
   invalidate(): void {
     this.#reset(-1);
@@ -102,6 +121,7 @@ export class GrantCache {
   #reset(version: number): void {
     this.#candidates.clear();
     this.#rows.clear();
+    this.#facts.clear();
     this.#version = version;
     this.stats.version = version;
   }

@@ -34,8 +34,10 @@ export async function loadGrantChain(
   cache: GrantCache,
   request: { actor_entity_id: string; principal_entity_id: string; action: PurchaseAction; instrument_id?: string },
   nowIso: string,
+  /** the grant version the caller read first (authorize reads it once for every cached fact); read here if absent */
+  knownVersion?: number,
 ): Promise<GrantChain> {
-  const version = await cache.currentVersion();
+  const version = knownVersion ?? (await cache.currentVersion());
   const resource = request.instrument_id?.replace('ns:card_token:', 'ns:credential:card-token:');
   const key = candidatesKey(request.actor_entity_id, request.principal_entity_id, resource);
   let candidates = cache.candidates(key, version);

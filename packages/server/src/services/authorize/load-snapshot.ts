@@ -5,34 +5,14 @@
  */
 import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, GrantSnapshot, RiskState } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
-import { prepareQuery } from '../../store/prepared-query.ts';
 import type { GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
+import type { FactReader } from './cached-facts.ts';
 import { loadGrantChain } from './grant-chain.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { toDecideScope } from './to-decide-scope.ts';
 
 export const POLICY = { policy_id: 'ns:policy:card-purchase-default', version: '1' } as const;
-
-/** one lookup per id: primary-key reads cost SQLite less than one `in (...)` over the same ids */
-const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
-  db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', '=', args.id),
-);
-const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
-  db
-    .selectFrom('card_tokens')
-    .select(['card_token_id', 'principal_entity_id', 'state'])
-    .where('card_token_id', '=', args.id),
-);
-const MERCHANT = prepareQuery(['id'], (db, args: { id: string }) =>
-  db
-    .selectFrom('merchants')
-    .select(['merchant_id', 'category', 'jurisdiction', 'state'])
-    .where('merchant_id', '=', args.id),
-);
-const RISK = prepareQuery(['id'], (db, args: { id: string }) =>
-  db.selectFrom('risk_states').selectAll().where('entity_id', '=', args.id),
-);
 
 export async function loadSnapshot(
   ctx: AppContext,
@@ -40,46 +20,36 @@ export async function loadSnapshot(
   request: DecisionRequest,
   payload: DecisionSnapshot['payload'],
   now: Date,
+  facts: FactReader,
 ): Promise<DecisionSnapshot> {
   const db = ctx.store.db;
   const nowIso = now.toISOString();
   const parties = { principal: request.principal_entity_id, actor: request.actor_entity_id };
   const instrumentId = request.instrument_id;
-  const [entities, instrument, chain, merchant, risks] = await Promise.all([
-    Promise.all([ENTITY.execute(db, { id: parties.principal }), ENTITY.execute(db, { id: parties.actor })]).then(
-      ([principal, actor]) => [...principal.rows, ...actor.rows],
-    ),
-    instrumentId ? INSTRUMENT.execute(db, { id: instrumentId }).then((r) => r.rows[0]) : Promise.resolve(undefined),
-    loadGrantChain(db, verifier.grants, request, nowIso),
-    request.merchant_id
-      ? MERCHANT.execute(db, { id: request.merchant_id }).then((r) => r.rows[0])
-      : Promise.resolve(undefined),
+  // facts come from the instance's cache at the version authorize read first (cached-facts.ts); a hit is synchronous
+  const [principalRow, actorRow, instrument, chain, merchant, risks] = await Promise.all([
+    facts.entity(parties.principal),
+    facts.entity(parties.actor),
+    instrumentId ? facts.instrument(instrumentId) : null,
+    loadGrantChain(db, verifier.grants, request, nowIso, facts.version),
+    request.merchant_id ? facts.merchant(request.merchant_id) : null,
     // risk of principal and actor, and of the instrument when the request names one
     Promise.all(
-      [parties.principal, parties.actor, ...(instrumentId ? [instrumentId] : [])].map((id) => RISK.execute(db, { id })),
-    ).then((results) => results.flatMap((r) => r.rows)),
+      [parties.principal, parties.actor, ...(instrumentId ? [instrumentId] : [])].map((id) => facts.risk(id)),
+    ),
   ]);
-  const entity = (id: string): EntitySnapshot | null => {
-    const row = entities.find((e) => e.entity_id === id);
-    return row ? { entity_id: row.entity_id, type: row.type, state: row.state } : null;
-  };
+  const entity = (row: typeof principalRow): EntitySnapshot | null =>
+    row ? { entity_id: row.entity_id, type: row.type, state: row.state } : null;
   const risk = (id: string | undefined): RiskState => {
-    const row = risks.find((r) => r.entity_id === id);
+    const row = risks.find((r) => r !== null && r.entity_id === id);
     if (!row || (row.expires_at !== null && row.expires_at <= nowIso)) return 'normal';
     return row.risk_state;
   };
   // Intermediaries (actors of every link but the leaf) are read fresh, like the principal and actor: suspending one
-  // stops every grant below it at once, without any grant being rewritten.
+  // stops every grant below it at once, without any grant being rewritten (the version moves with the entity).
   const chains = [chain.rows, ...chain.alternatives];
   const intermediaryIds = [...new Set(chains.flatMap((rows) => rows.slice(0, -1).map((row) => row.actor_entity_id)))];
-  const intermediaries =
-    intermediaryIds.length === 0
-      ? []
-      : await db
-          .selectFrom('entities')
-          .select(['entity_id', 'state'])
-          .where('entity_id', 'in', intermediaryIds)
-          .execute();
+  const intermediaries = (await Promise.all(intermediaryIds.map((id) => facts.entity(id)))).filter((e) => e !== null);
   const toSnapshots = (rows: GrantRow[]): Promise<GrantSnapshot[]> =>
     Promise.all(
       rows.map(async (row, i) => {
@@ -109,14 +79,15 @@ export async function loadSnapshot(
   const alternatives = await Promise.all(chain.alternatives.map(toSnapshots));
   return {
     payload,
-    principal: entity(request.principal_entity_id),
-    actor: entity(request.actor_entity_id),
-    instrument: instrument ?? null,
+    principal: entity(principalRow),
+    actor: entity(actorRow),
+    // copies: the cached rows are shared by every request
+    instrument: instrument ? { ...instrument } : null,
     grants,
     // only when several grants cover the request: a snapshot with one chain keeps its pre-1.2.0 shape
     ...(alternatives.length > 0 ? { alternatives } : {}),
     grant_lookup: chain.lookup,
-    merchant: merchant ?? null,
+    merchant: merchant ? { ...merchant } : null,
     risk: {
       actor: risk(request.actor_entity_id),
       principal: risk(request.principal_entity_id),

@@ -17,7 +17,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { nativeEd25519Verify } from '../../crypto/native-ed25519.ts';
-import { prepareQuery } from '../../store/prepared-query.ts';
+import type { FactReader } from './cached-facts.ts';
 
 export interface PayloadVerification {
   result: RequestSignatureResult;
@@ -25,19 +25,17 @@ export interface PayloadVerification {
   nonce?: { keyid: string; nonce: string; created: number };
 }
 
-const AGENT_KEY = prepareQuery(['entity_id'], (db, args: { entity_id: string }) =>
-  db.selectFrom('entities').select(['public_key_jwk', 'state']).where('entity_id', '=', args.entity_id),
-);
-
 export async function verifyPayload(
   ctx: AppContext,
   request: FastifyRequest,
   actorEntityId: string,
+  facts: FactReader,
 ): Promise<PayloadVerification> {
   const targetUris = targetUrisOf(ctx.config.publicUrls, request.url);
   const resolveKey = async (keyid: string): Promise<Ed25519PublicJwk | undefined> => {
     if (tryParseEntityId(keyid)?.id !== actorEntityId) return undefined; // a key of another entity never signs for this actor
-    const [row] = (await AGENT_KEY.execute(ctx.store.db, { entity_id: actorEntityId })).rows;
+    // the agent's registration at the version this authorize read first (cached-facts.ts)
+    const row = await facts.entity(actorEntityId);
     if (!row?.public_key_jwk || row.state === 'tombstoned') return undefined;
     return JSON.parse(row.public_key_jwk) as Ed25519PublicJwk;
   };

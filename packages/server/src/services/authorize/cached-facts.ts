@@ -1,0 +1,76 @@
+/**
+ * The slowly changing facts authorize reads before its transaction (entities with their agent keys, card tokens,
+ * merchants, risk states), through the instance's GrantCache at the version the caller read first. Migration 0009
+ * moves that version on every change of these tables, in the changing transaction, so a cached fact is never older
+ * than the version it is used at: a suspension committed before this authorize began is always seen.
+ * Rows come out as the query returned them and are shared between requests: callers copy what they keep.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/index.ts';
+import { prepareQuery, type PreparedQuery } from '../../store/prepared-query.ts';
+import type { GrantCache } from './grant-cache.ts';
+
+const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
+  db.selectFrom('entities').select(['entity_id', 'type', 'state', 'public_key_jwk']).where('entity_id', '=', args.id),
+);
+const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
+  db
+    .selectFrom('card_tokens')
+    .select(['card_token_id', 'principal_entity_id', 'state'])
+    .where('card_token_id', '=', args.id),
+);
+const MERCHANT = prepareQuery(['id'], (db, args: { id: string }) =>
+  db
+    .selectFrom('merchants')
+    .select(['merchant_id', 'category', 'jurisdiction', 'state'])
+    .where('merchant_id', '=', args.id),
+);
+const RISK = prepareQuery(['id'], (db, args: { id: string }) =>
+  db.selectFrom('risk_states').select(['entity_id', 'risk_state', 'expires_at']).where('entity_id', '=', args.id),
+);
+
+type RowOf<Q> = Q extends PreparedQuery<unknown, infer Row> ? Row : never;
+export type EntityFact = RowOf<typeof ENTITY>;
+export type InstrumentFact = RowOf<typeof INSTRUMENT>;
+export type MerchantFact = RowOf<typeof MERCHANT>;
+export type RiskFact = RowOf<typeof RISK>;
+
+/** One reader of facts at one version: what a single authorize uses. */
+export class FactReader {
+  readonly #db: Kysely<Database>;
+  readonly #cache: GrantCache;
+  readonly version: number;
+
+  constructor(db: Kysely<Database>, cache: GrantCache, version: number) {
+    this.#db = db;
+    this.#cache = cache;
+    this.version = version;
+  }
+
+  entity(id: string): EntityFact | null | Promise<EntityFact | null> {
+    return this.#read('entity', id, ENTITY);
+  }
+
+  instrument(id: string): InstrumentFact | null | Promise<InstrumentFact | null> {
+    return this.#read('instrument', id, INSTRUMENT);
+  }
+
+  merchant(id: string): MerchantFact | null | Promise<MerchantFact | null> {
+    return this.#read('merchant', id, MERCHANT);
+  }
+
+  risk(id: string): RiskFact | null | Promise<RiskFact | null> {
+    return this.#read('risk', id, RISK);
+  }
+
+  /** A hit answers synchronously (no promise, no microtask); a miss reads the store and keeps the row at the version. */
+  #read<Row>(kind: string, id: string, query: PreparedQuery<{ id: string }, Row>): Row | null | Promise<Row | null> {
+    const hit = this.#cache.fact<Row>(kind, id, this.version);
+    if (hit) return hit.row;
+    return query.execute(this.#db, { id }).then(({ rows }) => {
+      const row = rows[0] ?? null;
+      this.#cache.storeFact(kind, id, this.version, row);
+      return row;
+    });
+  }
+}
