@@ -25,7 +25,8 @@ export type MintedKind =
   | 'event'
   | 'approval'
   | 'token'
-  | 'delegation';
+  | 'delegation'
+  | 'bundle';
 
 export function mintedId(kind: MintedKind, uuid: string): string {
   return `${NS}:${kind}:${uuid}`;

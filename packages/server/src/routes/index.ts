@@ -5,7 +5,6 @@ import { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts'
 import { approvalRoutes } from './approvals.ts';
 import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
-import { complianceRoutes } from './compliance.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { consoleRoutes } from './console.ts';
 import { decisionSearchRoutes } from './decision-search.ts';
@@ -15,6 +14,7 @@ import { evidencePackRoutes } from './evidence-packs.ts';
 import { eventRoutes } from './events.ts';
 import { eventTypeRoutes } from './event-types.ts';
 import { grantRoutes } from './grants.ts';
+import { bundleRoutes } from './bundles.ts';
 import { jsonSchemaRoutes } from './json-schemas.ts';
 import { jwksRoutes } from './jwks.ts';
 import { merchantRoutes } from './merchants.ts';
@@ -41,10 +41,10 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await evidencePackRoutes(app, ctx);
   await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
-  await complianceRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
   await decisionSearchRoutes(app, ctx);
   await tokenSelfRoutes(app, ctx);
   await jsonSchemaRoutes(app, ctx);
+  await bundleRoutes(app, ctx);
 }
