@@ -15,4 +15,6 @@ export * from './delegation/index.ts';
 export * from './events/index.ts';
 export * from './webhooks/index.ts';
 export * from './bundles/index.ts';
+export * from './compliance/index.ts';
+export * from './conformance/index.ts';
 export * from './connectors/index.ts';

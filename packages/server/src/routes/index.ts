@@ -5,7 +5,9 @@ import { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts'
 import { approvalRoutes } from './approvals.ts';
 import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
+import { complianceRoutes } from './compliance.ts';
 import { conformanceRoutes } from './conformance.ts';
+import { connectorRoutes } from './connectors.ts';
 import { consoleRoutes } from './console.ts';
 import { decisionSearchRoutes } from './decision-search.ts';
 import { decisionRoutes } from './decisions.ts';
@@ -41,10 +43,12 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await evidencePackRoutes(app, ctx);
   await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
+  await complianceRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
   await decisionSearchRoutes(app, ctx);
   await tokenSelfRoutes(app, ctx);
   await jsonSchemaRoutes(app, ctx);
   await bundleRoutes(app, ctx);
+  await connectorRoutes(app, ctx);
 }

@@ -86,6 +86,8 @@ export interface ApiTokensTable {
   role: Role;
   principal_entity_id: string | null;
   label: string | null;
+  /** since migration 0014: the connector this credential is bound to (its manifest's rules apply) */
+  connector_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
 }
@@ -352,7 +354,45 @@ export interface WebhookAttemptsTable {
   created_at: Timestamp;
 }
 
+/** A marketplace listing (migration 0014), write-once. `document` is the registered listing's RFC 8785 JSON. */
+export interface ListingsTable {
+  seq: Seq;
+  listing_id: string;
+  kind: 'connector' | 'agent' | 'service';
+  title: string;
+  publisher_name: string;
+  publisher_tier: 'community' | 'verified' | 'certified';
+  pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+  connector_id: string | null;
+  conformance_report_id: string | null;
+  document: Json;
+  search_text: string;
+  registered_at: Timestamp;
+  registered_by: string | null;
+}
+
+/** One sector, regime or jurisdiction of a listing (migration 0014), for indexed search filters. */
+export interface ListingFacetsTable {
+  listing_seq: ColumnType<number, number, never>;
+  facet: 'sector' | 'regime' | 'jurisdiction';
+  value: string;
+}
+
+/** A signed conformance report of a self-run (migration 0013), write-once. */
+export interface ConformanceRunsTable {
+  seq: Seq;
+  report_id: string;
+  passed: number;
+  fixtures: number;
+  failed: number;
+  /** the signed `ns.conformance_report.v1`, RFC 8785 JSON */
+  document: Json;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  conformance_runs: ConformanceRunsTable;
   store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;
@@ -380,4 +420,6 @@ export interface Database {
   signing_keys: SigningKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_attempts: WebhookAttemptsTable;
+  listings: ListingsTable;
+  listing_facets: ListingFacetsTable;
 }

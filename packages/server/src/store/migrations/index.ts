@@ -9,6 +9,9 @@ import * as eventOperations from './0006-event-operations.ts';
 import * as writeOnceAndOrigin from './0007-write-once-and-origin.ts';
 import * as webhooks from './0008-webhooks.ts';
 import * as bundles from './0011-bundles.ts';
+import * as authorizeFactsVersion from './0009-authorize-facts-version.ts';
+import * as conformanceRuns from './0013-conformance-runs.ts';
+import * as connectorsAndListings from './0014-connectors-and-listings.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -25,6 +28,9 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0007-write-once-and-origin', writeOnceAndOrigin],
   ['0008-webhooks', webhooks],
   ['0011-bundles', bundles],
+  ['0009-authorize-facts-version', authorizeFactsVersion],
+  ['0013-conformance-runs', conformanceRuns],
+  ['0014-connectors-and-listings', connectorsAndListings],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -84,6 +84,13 @@ export const RECORD_GUARDED: readonly GuardedTable[] = [
   { table: 'store_meta', uniqueKeys: [['key']], stateColumns: [] },
 ];
 
+/** Guarded from 0013 on: the signed conformance reports (services/conformance/conformance-runs.ts). */
+export const CONFORMANCE_RUNS_GUARD: GuardedTable = {
+  table: 'conformance_runs',
+  uniqueKeys: [['seq'], ['report_id']],
+  stateColumns: [],
+};
+
 /** Guarded from 0011 on: the signed proof bundles (services/bundles/assemble-bundle.ts). */
 export const BUNDLES_GUARD: GuardedTable = { table: 'bundles', uniqueKeys: [['seq'], ['bundle_id']], stateColumns: [] };
 
