@@ -167,6 +167,11 @@ export interface DecisionsTable {
   now: Timestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /**
+   * since migration 0010: the decision record's RFC 8785 bytes, compressed (services/decisions/record-codec.ts);
+   * `request`, `snapshot`, `result` (and `decision_map`, unless its order needs it) are then empty strings
+   */
+  record: Buffer | null;
 }
 
 export interface SpendCountersTable {
@@ -250,6 +255,15 @@ export interface AuditCheckpointsTable {
   timestamp: Timestamp;
   /** the signed checkpoint document (JSON) */
   document: Json;
+}
+
+/** A signed mark of a verification that found the log valid through `size` (migration 0010). */
+export interface AuditVerificationsTable {
+  size: number;
+  root_hash: string;
+  /** the signed `ns.audit_verification.v1` (JSON) */
+  document: Json;
+  created_at: Timestamp;
 }
 
 export interface SubjectSaltsTable {
@@ -403,6 +417,7 @@ export interface Database {
   audit_nodes: AuditNodesTable;
   audit_state: AuditStateTable;
   audit_checkpoints: AuditCheckpointsTable;
+  audit_verifications: AuditVerificationsTable;
   evidence_packs: EvidencePacksTable;
   bundles: BundlesTable;
   decisions: DecisionsTable;

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../../src/store/index.ts';
 import { GUARDED_TABLES } from '../../src/store/migrations/write-once-guards.ts';
+import { decodeDecisionRecord, encodeDecisionRecord } from '../../src/services/decisions/record-codec.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { testDialects } from '../support/dialects.ts';
 import { ADMIN_TOKEN, auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
@@ -32,6 +33,12 @@ const TARGETS: Record<string, { key: string; column: string; value: unknown }> =
   audit_nodes: { key: 'idx', column: 'hash', value: 'AAAA' },
   store_meta: { key: 'key', column: 'value', value: 'evil.example/audit' },
 };
+
+/** JSON.parse reviver for the snapshot's rows: a blob column (decisions.record) went through Buffer's toJSON. */
+const reviveBuffer = (_key: string, value: unknown): unknown =>
+  typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer'
+    ? Buffer.from((value as { data: number[] }).data)
+    : value;
 
 /** Runs `edit` with the guards out of the way (SQLite: drop every trigger and recreate it; PostgreSQL: replica). */
 async function bypassingGuards(
@@ -263,6 +270,11 @@ describe.each(dialects)('write-once guards on %s', (dialect) => {
     ) as { signature: { signature: string } };
     packDoc.signature.signature = `AAAA${packDoc.signature.signature.slice(4)}`;
     const resigned = JSON.stringify(packDoc);
+    const denyRow = await db()
+      .selectFrom('decisions')
+      .select('record')
+      .where('policy_decision_id', '=', ids.deny)
+      .executeTakeFirstOrThrow();
     const cases: Array<{
       name: string;
       edit: ReturnType<typeof sql>;
@@ -280,7 +292,10 @@ describe.each(dialects)('write-once guards on %s', (dialect) => {
       },
       {
         name: 'a decision record rewritten',
-        edit: sql`update decisions set request = replace(request, 'grocer-1', 'casino-1') where policy_decision_id = ${ids.deny}`,
+        // the record's stored bytes (migration 0010), re-compressed as the service would: only the digest tells
+        edit: sql`update decisions set record = ${encodeDecisionRecord(
+          decodeDecisionRecord(denyRow.record!).replace('grocer-1', 'casino-1'),
+        )} where policy_decision_id = ${ids.deny}`,
         want: async () => ({
           index: await decisionEntry(ids.deny),
           table: 'decisions',
@@ -386,7 +401,7 @@ describe.each(dialects)('write-once guards on %s', (dialect) => {
       // restore: the next case starts from a valid log
       await bypassingGuards(db(), dialect, async (trx) => {
         for (const table of ['decisions', 'approvals', 'events', 'grant_revocations', 'evidence_packs'] as const) {
-          const rows = (before[table] as string[]).map((r) => JSON.parse(r) as Row);
+          const rows = (before[table] as string[]).map((r) => JSON.parse(r, reviveBuffer) as Row);
           await sql`delete from ${sql.table(table)}`.execute(trx);
           for (const row of rows) {
             const cols = Object.keys(row).filter((k) => k !== 'tx_id');

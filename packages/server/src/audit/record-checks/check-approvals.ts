@@ -6,9 +6,12 @@
  * guarded transitions, each change an event of its own (checked by check-events.ts); `expires_at` comes from the
  * configured TTL and is not in any record. Pages by `seq`: O(page) memory.
  */
-import { computeBasketHash } from '@aar/core';
+import { canonicalJson, computeBasketHash } from '@aar/core';
 import type { Kysely } from 'kysely';
+import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database } from '../../store/index.ts';
+
+type Rec = { request?: unknown };
 import { entriesById } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
@@ -32,6 +35,7 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         'd.reason as decision_reason',
         'd.decision',
         'd.request',
+        'd.record',
         'd.now',
       ])
       .where('a.seq', '>', after)
@@ -53,7 +57,7 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
       }
       const entry = entries.get(row.audit_ref);
       if (!entry) continue; // a decision beyond the tip read (concurrent), or unanchored (check-decisions names it)
-      const detail = approvalProblem(row as typeof row & { request: string });
+      const detail = approvalProblem(row as typeof row & { request: string; record: Buffer | null });
       if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
     }
   }
@@ -70,12 +74,16 @@ function approvalProblem(row: {
   decision_reason: string | null;
   decision: string | null;
   request: string;
+  record: Buffer | null;
   now: string | null;
 }): string | undefined {
   if (row.decision !== 'require_approval' || row.decision_approval_id !== row.approval_id) return 'policy_decision_id';
   let request: Record<string, unknown>;
   try {
-    request = JSON.parse(row.request) as Record<string, unknown>;
+    // the decision's own record (its digest is checked by check-decisions.ts), in either shape (migration 0010)
+    request = (
+      row.record === null ? JSON.parse(row.request) : (JSON.parse(decodeDecisionRecord(row.record)) as Rec).request
+    ) as Record<string, unknown>;
   } catch {
     return 'policy_decision_id';
   }
@@ -98,5 +106,6 @@ function approvalProblem(row: {
   } catch {
     return 'bound';
   }
-  return JSON.stringify(stored) === JSON.stringify(bound) ? undefined : 'bound';
+  // by RFC 8785 form: the request read from a record (migration 0010) has its members in canonical order
+  return canonicalJson(stored) === canonicalJson(bound) ? undefined : 'bound';
 }

@@ -6,8 +6,9 @@
  * the decision (state columns, write-once-guards.ts); the outcome's changes are events of their own.
  * Pages by `seq`: O(page) memory.
  */
-import { canonicalDecisionRecord, type DecisionRecordInput } from '@aar/core';
+import { canonicalDecisionRecord, canonicalJson, type DecisionRecordInput } from '@aar/core';
 import type { Kysely, Selectable } from 'kysely';
+import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
 import { digestOfCanonical } from '../audit-entry.ts';
 import { DECISION_ENTRY_KIND } from './decision-kinds.ts';
@@ -54,26 +55,9 @@ function decisionProblem(
   committedDigest: string | undefined,
   kind: string | undefined,
 ): Problem {
-  let input: DecisionRecordInput;
-  try {
-    input = {
-      policy_decision_id: row.policy_decision_id,
-      request: JSON.parse(row.request) as DecisionRecordInput['request'],
-      snapshot: JSON.parse(row.snapshot) as DecisionRecordInput['snapshot'],
-      now: row.now,
-      result: JSON.parse(row.result) as DecisionRecordInput['result'],
-      engine_version: row.engine_version,
-      decision_map: JSON.parse(row.decision_map) as DecisionRecordInput['decision_map'],
-    };
-  } catch {
-    return { reason: 'record_digest_mismatch', detail: 'a JSON column does not parse' };
-  }
-  if (digestOfCanonical(canonicalDecisionRecord(input)) !== committedDigest) {
-    return {
-      reason: 'record_digest_mismatch',
-      detail: 'request, snapshot, now, result, engine_version or decision_map',
-    };
-  }
+  const read = row.record === null ? legacyRecord(row, committedDigest) : storedRecord(row, committedDigest);
+  if ('reason' in read) return read;
+  const input = read.input;
   const request = input.request as unknown as Record<string, unknown>;
   const result = input.result as unknown as Record<string, unknown>;
   const map = input.decision_map as unknown as Record<string, unknown>;
@@ -90,7 +74,7 @@ function decisionProblem(
     decision_map_id: map.decision_map_id,
     audit_ref: map.audit_ref,
     evidence_refs: JSON.stringify(map.evidence_refs),
-    reservation: reservation === null ? null : JSON.stringify(reservation),
+    reservation: reservation === null ? null : canonicalJson(reservation),
     spend_day: reservation === null ? null : row.now.slice(0, 10),
     created_at: row.now,
   };
@@ -113,9 +97,71 @@ function decisionProblem(
   return undefined;
 }
 
+type Read = { input: DecisionRecordInput } | NonNullable<Problem>;
+
+/**
+ * Since 0010: the stored bytes are the record, hashed as they are (no parse, no canonicalisation); the columns the
+ * record holds must then be empty (or, for the map, restate it), and the ids of the row must be the record's.
+ */
+function storedRecord(row: Selectable<DecisionsTable>, committedDigest: string | undefined): Read {
+  let text: string;
+  try {
+    text = decodeDecisionRecord(row.record!);
+  } catch {
+    return { reason: 'record_digest_mismatch', detail: 'record' };
+  }
+  if (digestOfCanonical(text) !== committedDigest) return { reason: 'record_digest_mismatch', detail: 'record' };
+  // the committed bytes: the service wrote them as RFC 8785 JSON, so they parse
+  const input = JSON.parse(text) as DecisionRecordInput;
+  for (const column of ['request', 'snapshot', 'result'] as const) {
+    if (row[column] !== '') return { reason: 'record_mismatch', detail: column };
+  }
+  for (const column of ['policy_decision_id', 'now', 'engine_version'] as const) {
+    if (row[column] !== input[column]) return { reason: 'record_mismatch', detail: column };
+  }
+  if (row.decision_map !== '' && !sameCanonical(row.decision_map, input.decision_map)) {
+    return { reason: 'record_mismatch', detail: 'decision_map' };
+  }
+  return { input };
+}
+
+/** Before 0010: the record rebuilt from the row's JSON columns (the entry's digest commits to its RFC 8785 bytes). */
+function legacyRecord(row: Selectable<DecisionsTable>, committedDigest: string | undefined): Read {
+  let input: DecisionRecordInput;
+  try {
+    input = {
+      policy_decision_id: row.policy_decision_id,
+      request: JSON.parse(row.request) as DecisionRecordInput['request'],
+      snapshot: JSON.parse(row.snapshot) as DecisionRecordInput['snapshot'],
+      now: row.now,
+      result: JSON.parse(row.result) as DecisionRecordInput['result'],
+      engine_version: row.engine_version,
+      decision_map: JSON.parse(row.decision_map) as DecisionRecordInput['decision_map'],
+    };
+  } catch {
+    return { reason: 'record_digest_mismatch', detail: 'a JSON column does not parse' };
+  }
+  if (digestOfCanonical(canonicalDecisionRecord(input)) !== committedDigest) {
+    return {
+      reason: 'record_digest_mismatch',
+      detail: 'request, snapshot, now, result, engine_version or decision_map',
+    };
+  }
+  return { input };
+}
+
+function sameCanonical(text: string, value: unknown): boolean {
+  try {
+    return canonicalJson(JSON.parse(text)) === canonicalJson(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The reservation column holds JSON.stringify of the result's reservation: compared by RFC 8785 form (key order). */
 function sameJson(stored: unknown, expected: unknown): boolean {
   try {
-    return typeof expected === 'string' && JSON.stringify(JSON.parse(String(stored))) === expected;
+    return typeof expected === 'string' && canonicalJson(JSON.parse(String(stored))) === expected;
   } catch {
     return false;
   }

@@ -31,6 +31,8 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
+import { encodeDecisionRecord } from '../decisions/record-codec.ts';
+import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { appendEvent } from '../events/append-event.ts';
 import {
   ENSURE_SPEND_ROW,
@@ -152,6 +154,16 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     // the grant that decided (several may cover one request): the one the map, the record and the event name
     const chain = decidingChain(snapshot, result) as DecisionSnapshot['grants'];
     const leaf = chain[chain.length - 1];
+    // the record's bytes are stored once (compressed) and are what the audit entry's digest hashes (migration 0010)
+    const recordText = canonicalDecisionRecord({
+      policy_decision_id: policyDecisionId,
+      request,
+      snapshot,
+      now: nowIso,
+      result,
+      engine_version: ENGINE_VERSION,
+      decision_map: map,
+    });
     await INSERT_DECISION.execute(trx, {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
@@ -161,11 +173,11 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       subject: request.subject,
       action: request.action,
       leaf_grant_id: leaf?.grant_id ?? null,
-      request: JSON.stringify(request),
-      snapshot: JSON.stringify(snapshot),
-      result: JSON.stringify(result),
+      request: '',
+      snapshot: '',
+      result: '',
       decision_map_id: decisionMapId,
-      decision_map: JSON.stringify(map),
+      decision_map: hasSignedOrder(map) ? '' : JSON.stringify(map),
       audit_ref: auditRef,
       evidence_refs: JSON.stringify(evidenceRefs),
       approval_id: approval?.approval_id ?? snapshot.approval?.approval_id ?? null,
@@ -176,6 +188,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       now: nowIso,
       created_at: nowIso,
       updated_at: nowIso,
+      record: encodeDecisionRecord(recordText),
     });
     await appendEvent(trx, ctx, {
       // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
@@ -197,17 +210,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       audit_ref: auditRef,
       evidence_refs: evidenceRefs,
       // the entry commits to the whole decision record, so the evidence pack re-derives its digest (core/evidence)
-      audit_record_digest: digestOfCanonical(
-        canonicalDecisionRecord({
-          policy_decision_id: policyDecisionId,
-          request,
-          snapshot,
-          now: nowIso,
-          result,
-          engine_version: ENGINE_VERSION,
-          decision_map: map,
-        }),
-      ),
+      audit_record_digest: digestOfCanonical(recordText),
     });
     return {
       policy_decision_id: policyDecisionId,

@@ -90,6 +90,7 @@ const DECISION_COLUMNS = Object.keys({
   now: true,
   created_at: true,
   updated_at: true,
+  record: true,
 } satisfies Record<keyof DecisionRow, true>) as Array<keyof DecisionRow>;
 
 export const INSERT_DECISION = prepareQuery(DECISION_COLUMNS, (db, args: DecisionRow) =>

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { requirePrincipalAccess } from '../../http/authenticate.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { DecisionOutcome } from '../../store/index.ts';
+import { decisionMapOf, decisionPartsOf } from './stored-decision.ts';
 
 /** GET /v1/decisions/{id}: the recorded decision with everything needed to replay it. */
 export interface DecisionRecord {
@@ -38,7 +39,8 @@ export async function getDecision(
     .executeTakeFirst();
   if (!row) throw new AarError('not_found', `decision \`${id}\` does not exist`);
   if (credential?.role === 'principal') requirePrincipalAccess(credential, row.principal_entity_id);
-  const result = JSON.parse(row.result) as DecisionResult;
+  const parts = decisionPartsOf(row);
+  const result = parts.result;
   return {
     policy_decision_id: row.policy_decision_id,
     decision: row.decision,
@@ -48,8 +50,8 @@ export async function getDecision(
     diagnostics: result.diagnostics,
     reservation: result.reservation ?? null,
     outcome: row.outcome,
-    request: JSON.parse(row.request) as DecisionRequest,
-    snapshot: JSON.parse(row.snapshot) as DecisionSnapshot,
+    request: parts.request,
+    snapshot: parts.snapshot,
     now: row.now,
     engine_version: row.engine_version,
     decision_map_ref: row.decision_map_id,
@@ -68,10 +70,10 @@ export async function getDecisionMap(
   const id = parseMintedId('decision_map', rawId, '/params/id');
   const row = await ctx.store.db
     .selectFrom('decisions')
-    .select(['decision_map', 'principal_entity_id'])
+    .select(['decision_map', 'record', 'principal_entity_id'])
     .where('decision_map_id', '=', id)
     .executeTakeFirst();
   if (!row) throw new AarError('not_found', `decision map \`${id}\` does not exist`);
   if (credential?.role === 'principal') requirePrincipalAccess(credential, row.principal_entity_id);
-  return JSON.parse(row.decision_map) as Record<string, unknown>;
+  return decisionMapOf(row);
 }

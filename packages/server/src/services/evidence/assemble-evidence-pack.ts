@@ -21,6 +21,7 @@ import type { AppContext } from '../../app-context.ts';
 import { proveInclusion } from '../../audit/audit-proofs.ts';
 import { checkpointCovering } from '../../audit/checkpoints.ts';
 import type { DecisionsTable } from '../../store/index.ts';
+import { decisionPartsOf } from '../decisions/stored-decision.ts';
 
 export async function readStoredEvidencePack(ctx: AppContext, evidencePackId: string): Promise<string | undefined> {
   const row = await ctx.store.db
@@ -50,14 +51,15 @@ export async function assembleEvidencePack(
   const checkpoint = await checkpointCovering(ctx, index);
   const inclusionProof = await proveInclusion(db, index, checkpoint.size, checkpoint.size);
 
+  const parts = decisionPartsOf(decision);
   const fields = {
     policy_decision_id: decision.policy_decision_id,
-    request: JSON.parse(decision.request) as UnsignedEvidencePack['request'],
-    snapshot: JSON.parse(decision.snapshot) as UnsignedEvidencePack['snapshot'],
+    request: parts.request,
+    snapshot: parts.snapshot,
     now: decision.now,
-    result: JSON.parse(decision.result) as UnsignedEvidencePack['decision'],
+    result: parts.result,
     engine_version: decision.engine_version,
-    decision_map: JSON.parse(decision.decision_map) as UnsignedEvidencePack['decision_map'],
+    decision_map: parts.decision_map as unknown as UnsignedEvidencePack['decision_map'],
   };
   const committed = parseAuditEntryText(entryRow.entry)?.record_digest;
   if (committed !== auditRecordDigest(buildDecisionRecord(fields))) {

@@ -8,6 +8,7 @@ import * as delegation from './0005-delegation.ts';
 import * as eventOperations from './0006-event-operations.ts';
 import * as writeOnceAndOrigin from './0007-write-once-and-origin.ts';
 import * as webhooks from './0008-webhooks.ts';
+import * as decisionRecords from './0010-decision-records.ts';
 import * as bundles from './0011-bundles.ts';
 import * as authorizeFactsVersion from './0009-authorize-facts-version.ts';
 import * as conformanceRuns from './0013-conformance-runs.ts';
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0009-authorize-facts-version', authorizeFactsVersion],
   ['0013-conformance-runs', conformanceRuns],
   ['0014-connectors-and-listings', connectorsAndListings],
+  ['0010-decision-records', decisionRecords],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -84,10 +84,27 @@ export const RECORD_GUARDED: readonly GuardedTable[] = [
   { table: 'store_meta', uniqueKeys: [['key']], stateColumns: [] },
 ];
 
+/** Guarded from 0010 on: the signed marks of completed verifications (audit/verify/verified-marks.ts). */
+export const AUDIT_VERIFICATIONS_GUARD: GuardedTable = {
+  table: 'audit_verifications',
+  uniqueKeys: [['size']],
+  stateColumns: [],
+};
+
+/** The decisions guard, made again by 0010 on SQLite when `record` joins the compared columns. */
+export const DECISIONS_GUARD: GuardedTable = RECORD_GUARDED.find((g) => g.table === 'decisions')!;
+
 /** Guarded from 0013 on: the signed conformance reports (services/conformance/conformance-runs.ts). */
 export const CONFORMANCE_RUNS_GUARD: GuardedTable = {
   table: 'conformance_runs',
   uniqueKeys: [['seq'], ['report_id']],
+  stateColumns: [],
+};
+
+/** Guarded from 0012 on: the signed self-audit reports (services/self-audit/self-audit-runs.ts). */
+export const SELF_AUDIT_RUNS_GUARD: GuardedTable = {
+  table: 'self_audit_runs',
+  uniqueKeys: [['seq'], ['run_id']],
   stateColumns: [],
 };
 
