@@ -22,6 +22,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   'verify-chain': async () => (await import('./verify-chain-command.ts')).registerVerifyChainCommand,
   'audit-serve': async () => (await import('./audit-serve-command.ts')).registerAuditServeCommand,
   'verify-pack': async () => (await import('./verify-pack-command.ts')).registerVerifyPackCommand,
+  'verify-bundle': async () => (await import('./verify-bundle-command.ts')).registerVerifyBundleCommand,
   conformance: async () => (await import('./conformance-command.ts')).registerConformanceCommand,
 };
 
