@@ -18,3 +18,4 @@ export * from './bundles/index.ts';
 export * from './compliance/index.ts';
 export * from './conformance/index.ts';
 export * from './connectors/index.ts';
+export * from './marketplace/index.ts';

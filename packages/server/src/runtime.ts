@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { AppConfig } from './config.ts';
 import { auditOrigin } from './audit/audit-origin.ts';
 import { openKeyRing } from './keys/key-ring.ts';
+import { seedReferenceListings } from './services/marketplace/seed-reference-listings.ts';
 import { migrateStore, openStore } from './store/index.ts';
 import { WriteQueue } from './store/write-queue.ts';
 import { join } from 'node:path';
@@ -28,6 +29,8 @@ export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions
     const ctx: AppContext = { config, store, clock, keys, newUuid, writer: new WriteQueue(store, clock, newUuid) };
     // the log's origin is fixed at the store's first open and read from it ever after (audit/audit-origin.ts)
     if (options.migrate !== false) await auditOrigin(ctx);
+    // the reference listings, so a new deployment's marketplace search is not empty (idempotent)
+    if (options.migrate !== false) await seedReferenceListings(ctx);
     return ctx;
   } catch (error) {
     await store.close();

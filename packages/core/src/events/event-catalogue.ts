@@ -15,6 +15,7 @@ import { KEY_EVENTS } from './families/key.ts';
 import { MERCHANT_EVENTS } from './families/merchant.ts';
 import { PURCHASE_AUTHORITY_EVENTS } from './families/purchase-authority.ts';
 import { RISK_EVENTS } from './families/risk.ts';
+import { LISTING_EVENTS } from './families/listing.ts';
 import { WEBHOOK_EVENTS } from './families/webhook.ts';
 
 export interface EventFamily {
@@ -45,6 +46,7 @@ export const EVENT_FAMILIES: readonly EventFamily[] = [
   { family: 'key', description: 'the service signing keys', types: KEY_EVENTS },
   { family: 'audit', description: 'the audit chain', types: AUDIT_EVENTS },
   { family: 'webhook', description: 'webhook endpoints and deliveries', types: WEBHOOK_EVENTS },
+  { family: 'listing', description: 'marketplace listings', types: LISTING_EVENTS },
 ];
 
 export const EVENT_CATALOGUE: readonly EventTypeDefinition[] = EVENT_FAMILIES.flatMap((f) => f.types);

@@ -8,6 +8,7 @@ import { cardTokenRoutes } from './card-tokens.ts';
 import { complianceRoutes } from './compliance.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { connectorRoutes } from './connectors.ts';
+import { listingRoutes } from './listings.ts';
 import { consoleRoutes } from './console.ts';
 import { decisionSearchRoutes } from './decision-search.ts';
 import { decisionRoutes } from './decisions.ts';
@@ -51,4 +52,5 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await jsonSchemaRoutes(app, ctx);
   await bundleRoutes(app, ctx);
   await connectorRoutes(app, ctx);
+  await listingRoutes(app, ctx);
 }

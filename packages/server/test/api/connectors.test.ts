@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findManifestRuleViolations, type ConnectorManifest } from '@aar/core';
 import { CONNECTORS_DIR } from '../../src/services/connectors/connector-catalogue.ts';
-import { publishedSchemaErrors } from '../support/manifest-schema.ts';
+import { schemaErrors } from '../support/schema-validation.ts';
 import { auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -49,7 +49,7 @@ describe('GET /v1/connectors', () => {
 
   it('each manifest is valid against the published schema and keeps the risk rules', () => {
     for (const m of all) {
-      expect(publishedSchemaErrors('ns.connector_manifest.v1', m), m.connector_id).toEqual([]);
+      expect(schemaErrors(m, 'ns.connector_manifest.v1'), m.connector_id).toEqual([]);
       expect(findManifestRuleViolations(m), m.connector_id).toEqual([]);
       expect(m.connector_id.split(':')[2]).toBe(m.category);
       if (m.risk.side_effect_level === 'move_money') {
@@ -76,8 +76,7 @@ describe('GET /v1/connectors', () => {
       { ...good, risk: { ...good.risk, requires_idempotency: false } },
       { ...good, events: { subscribes_to: ['not.an.event.type.at.all'], publishes: [] } },
     ];
-    for (const b of bad)
-      expect(publishedSchemaErrors('ns.connector_manifest.v1', b), JSON.stringify(b)).not.toEqual([]);
+    for (const b of bad) expect(schemaErrors(b, 'ns.connector_manifest.v1'), JSON.stringify(b)).not.toEqual([]);
   });
 
   it('every event type a manifest subscribes to or publishes is in GET /v1/event-types', async () => {

@@ -1,0 +1,62 @@
+/**
+ * Gathers the trust score inputs of listings and computes their scores (core/marketplace, docs/marketplace.md).
+ * Same inputs, same bytes, on every instance: the score is computed as of the current UTC hour (`computed_at`),
+ * and every fact that changes with time is read as of it: deliveries in the 30 days before it, evidence age at it.
+ * Facts registered later within the hour (a report, a listing) count at once; they are stored, so every instance
+ * reads the same.
+ */
+import { CONFORMANCE_PROFILES, computeTrustScore, type TrustScore, type TrustScoreInputs } from '@aar/core';
+import type { AppContext } from '../../app-context.ts';
+import { findConnector } from '../connectors/connector-catalogue.ts';
+import { getConformanceRun } from '../conformance/conformance-runs.ts';
+import { connectorDeliveryRecords } from '../webhooks/connector-delivery-record.ts';
+import type { RegisteredListing } from './listing-document.ts';
+
+export const OPERATIONS_WINDOW_DAYS = 30;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const PROFILES: ReadonlySet<string> = new Set(CONFORMANCE_PROFILES);
+
+/** The score's `as_of`: `now` rounded down to the whole UTC hour. */
+export function scoreAsOf(now: Date): string {
+  return new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS).toISOString();
+}
+
+/** One score per listing, in order. */
+export async function scoreListings(ctx: AppContext, listings: readonly RegisteredListing[]): Promise<TrustScore[]> {
+  const asOf = scoreAsOf(ctx.clock.now());
+  const from = new Date(Date.parse(asOf) - OPERATIONS_WINDOW_DAYS * DAY_MS).toISOString();
+  const connectorIds = listings.flatMap((l) => (l.connector_id === null ? [] : [l.connector_id]));
+  const deliveries = await connectorDeliveryRecords(ctx.store.db, connectorIds, from, asOf);
+  const reports = new Map<string, TrustScoreInputs['conformance']['report']>();
+  for (const id of new Set(listings.flatMap((l) => (l.conformance_report_id ? [l.conformance_report_id] : [])))) {
+    const report = await getConformanceRun(ctx, id);
+    reports.set(id, {
+      report_id: id,
+      passed: report.summary.passed,
+      failed: report.summary.failed,
+      finished_at: report.finished_at,
+    });
+  }
+  return listings.map((listing) => {
+    const report = listing.conformance_report_id === null ? null : (reports.get(listing.conformance_report_id) ?? null);
+    const record = listing.connector_id === null ? undefined : deliveries.get(listing.connector_id);
+    return computeTrustScore({
+      as_of: asOf,
+      conformance: {
+        report,
+        declared_profiles: listing.declared_profiles.filter((p) => PROFILES.has(p)).length,
+      },
+      security: listing.connector_id === null ? null : (findConnector(listing.connector_id)?.risk ?? null),
+      publisher_tier: listing.publisher.tier,
+      operations: {
+        succeeded: record?.succeeded ?? 0,
+        failed: record?.failed ?? 0,
+        window_days: OPERATIONS_WINDOW_DAYS,
+      },
+      evidence: report
+        ? { latest_at: report.finished_at, source: 'conformance_report' }
+        : { latest_at: listing.registered_at, source: 'registration' },
+    });
+  });
+}
