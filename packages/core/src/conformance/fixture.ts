@@ -65,6 +65,8 @@ export interface StepRequest {
   sign?: StepSignature;
   /** resend the exact request of an earlier step (same bytes, same signature, same nonce) */
   repeat?: string;
+  /** add the delegator's signed statement (`delegator_proof`, CONTRACT section 5) over the body, made with a key */
+  delegator_proof?: { key: string; delegator: string };
 }
 
 export interface StepSignature {

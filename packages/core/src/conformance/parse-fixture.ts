@@ -21,6 +21,7 @@ const REQUEST_MEMBERS = [
   'idempotency_key',
   'sign',
   'repeat',
+  'delegator_proof',
 ];
 const SIGN_MEMBERS = ['key', 'keyid', 'created_offset', 'nonce', 'components', 'label'];
 const EXPECT_MEMBERS = ['status', 'headers', 'body', 'pointers', 'problem', 'schema', 'verify'];
@@ -138,6 +139,13 @@ function checkRequest(c: Checker, value: unknown, path: string, earlier: Readonl
   if (r.auth !== undefined && r.auth !== null && typeof r.auth !== 'string')
     c.error(`${path}/auth`, 'must be a string or null');
   if (r.body !== undefined && r.raw_body !== undefined) c.error(`${path}/raw_body`, 'cannot go with `body`');
+  if (r.delegator_proof !== undefined) {
+    const d = c.object(r.delegator_proof, `${path}/delegator_proof`, ['key', 'delegator']);
+    if (d) {
+      c.string(d, 'key', `${path}/delegator_proof`, true);
+      c.string(d, 'delegator', `${path}/delegator_proof`, true);
+    }
+  }
   if (r.sign !== undefined) {
     const s = c.object(r.sign, `${path}/sign`, SIGN_MEMBERS);
     if (s) {

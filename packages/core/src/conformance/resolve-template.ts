@@ -3,6 +3,8 @@
  * - `"{{name.path.0}}"` as a whole string is replaced by the value itself (any JSON type);
  * - inside a longer string, each `{{…}}` is replaced by its text (strings, numbers and booleans only);
  * - `{ "$merge": [a, b, …] }` deep-merges objects left to right (later members win; arrays are replaced);
+ * - `{ "$patch": [base, { "<json pointer>": value, … }] }` is `base` with the members at those pointers set (an
+ *   existing member or array element is replaced, a missing object member added);
  * - `{ "$literal": x }` is `x`, untouched (a fixture that must send `{{` itself).
  * The first segment of a name is looked up by the caller (captures, variables, builtins such as `$run` or
  * `$now+60`); the rest walks object members and array indexes. Pure: time and randomness are the caller's.
@@ -28,9 +30,41 @@ export function resolveTemplate(value: unknown, lookup: TemplateLookup, depth = 
     if (!Array.isArray(parts)) throw new AarError('invalid_request', '`$merge` must be an array');
     return parts.map((p) => resolveTemplate(p, lookup, depth + 1)).reduce(deepMerge, {});
   }
+  if (Object.hasOwn(record, '$patch')) {
+    const parts = record.$patch;
+    if (!Array.isArray(parts) || parts.length !== 2)
+      throw new AarError('invalid_request', '`$patch` must be [base, sets]');
+    const base = structuredClone(resolveTemplate(parts[0], lookup, depth + 1));
+    const sets = resolveTemplate(parts[1], lookup, depth + 1);
+    if (typeof sets !== 'object' || sets === null)
+      throw new AarError('invalid_request', '`$patch` sets must be an object');
+    for (const [pointer, value] of Object.entries(sets)) setAtPointer(base, pointer, value);
+    return base;
+  }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) out[k] = resolveTemplate(v, lookup, depth + 1);
   return out;
+}
+
+function setAtPointer(document: unknown, pointer: string, value: unknown): void {
+  const tokens = pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const last = tokens.pop();
+  if (!pointer.startsWith('/') || last === undefined)
+    throw new AarError('invalid_request', `\`$patch\`: bad pointer \`${pointer}\``);
+  let parent: unknown = document;
+  for (const t of tokens) {
+    parent =
+      typeof parent === 'object' && parent !== null && Object.hasOwn(parent, t)
+        ? (parent as Record<string, unknown>)[t]
+        : undefined;
+    if (parent === undefined) throw new AarError('invalid_request', `\`$patch\`: \`${pointer}\` is not there`);
+  }
+  if (typeof parent !== 'object' || parent === null)
+    throw new AarError('invalid_request', `\`$patch\`: \`${pointer}\` is not there`);
+  (parent as Record<string, unknown>)[last] = value;
 }
 
 /** Reads `name.path.0` through `lookup`; throws naming the expression when any part is missing. */

@@ -5,7 +5,7 @@
  * its configured public URL), while the connection may go elsewhere (a loopback address, a proxy).
  */
 import { randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
-import { signRequest, type StepRequest } from '@aar/core';
+import { buildDelegationStatement, signDocument, signRequest, type StepRequest } from '@aar/core';
 import type { PreparedRequest } from './http-exchange.ts';
 
 export interface SigningKeys {
@@ -33,7 +33,7 @@ export async function prepareRequest(request: StepRequest, ctx: PrepareContext):
   let body: string | undefined;
   if (request.raw_body !== undefined) body = request.raw_body;
   else if (request.body !== undefined) {
-    body = JSON.stringify(request.body);
+    body = JSON.stringify(request.delegator_proof ? await withDelegatorProof(request, ctx) : request.body);
     headers['content-type'] = 'application/json';
   }
   if (request.idempotency_key !== undefined) headers['idempotency-key'] = request.idempotency_key;
@@ -54,6 +54,26 @@ export async function prepareRequest(request: StepRequest, ctx: PrepareContext):
     Object.assign(headers, signed);
   }
   return { method, url: `${ctx.baseUrl}${pathAndQuery}`, headers, ...(body === undefined ? {} : { body }) };
+}
+
+/** The body plus `delegator_proof`: the delegator's signed `ns.delegation_statement.v1` over the body as sent. */
+async function withDelegatorProof(request: StepRequest, ctx: PrepareContext): Promise<Record<string, unknown>> {
+  const { key: name, delegator } = request.delegator_proof!;
+  const key = ctx.keys.get(name);
+  if (!key) throw new Error(`delegator_proof.key \`${name}\` is not one of the fixture's keys`);
+  if (typeof request.body !== 'object' || request.body === null)
+    throw new Error('delegator_proof needs an object body');
+  const body = request.body as Record<string, unknown>;
+  const created = new Date(Math.floor(ctx.now() / 1000) * 1000).toISOString();
+  const nonce = randomBytes(18).toString('base64url');
+  const signed = await signDocument(
+    buildDelegationStatement({ delegator_entity_id: delegator, created, nonce, request: body }),
+    {
+      keyId: delegator,
+      sign: async (message) => new Uint8Array(edSign(null, message, key)),
+    },
+  );
+  return { ...body, delegator_proof: { created, nonce, signature: signed.signature } };
 }
 
 function queryString(query: StepRequest['query']): string {
