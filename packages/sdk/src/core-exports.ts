@@ -5,6 +5,8 @@
  */
 export {
   AarError,
+  BUNDLE_CHECKS,
+  BUNDLE_PARTS,
   EVIDENCE_CHECKS,
   WEBHOOK_PROFILES,
   canonicalBytes,
@@ -16,6 +18,7 @@ export {
   parseCheckpointJson,
   parseInclusionProofJson,
   parseStrictJson,
+  partDigest,
   replayDecision,
   signDocument,
   verifyConsistencyProofJson,
@@ -24,6 +27,10 @@ export {
   verifyWebhookDelivery,
 } from '@aar/core';
 export type {
+  AuthorityProofBundle,
+  BundleCheck,
+  BundleCheckName,
+  BundleVerificationResult,
   CheckpointJson,
   ConsistencyProofJson,
   Decision,
@@ -40,6 +47,7 @@ export type {
   ReasonCode,
   ReplayDecision,
   TrustedKeys,
+  VerifyBundleOptions,
   VerifyDelegationChainResult,
   VerifyDocumentResult,
   VerifyEvidencePackOptions,

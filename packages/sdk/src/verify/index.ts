@@ -5,3 +5,4 @@ export * from './verify-evidence-pack.ts';
 export * from './verify-delegation-chain.ts';
 export * from './verify-checkpoint.ts';
 export * from './verify-webhook.ts';
+export * from './verify-bundle.ts';
