@@ -10,7 +10,7 @@ import {
   signRequestPool,
   type SignedRequest,
 } from './authorize-http/request-pool.ts';
-import { runLoad, summarize } from './authorize-http/run-load.ts';
+import { runLoad, runLoadOn, summarize } from './authorize-http/run-load.ts';
 import { startAarServer, startEchoServer, type AarServer } from './authorize-http/start-servers.ts';
 import { fixedRateMeasurement } from './authorize-http/to-measurement.ts';
 import type { LoadResult } from './authorize-http/run-load.ts';
@@ -125,6 +125,22 @@ describe('authorize-http: the echo ceiling', () => {
     expect(isAlive(echo.pid)).toBe(false);
   });
 
+  it('spreads one feed over two servers and merges what both answered', async () => {
+    const [one, two] = await Promise.all([startEchoServer(), startEchoServer()]);
+    try {
+      const headers = { 'content-type': 'application/json' };
+      const request: SignedRequest = { method: 'POST', path: '/x', headers, body: JSON.stringify({ n: 1 }) };
+      const feed = createRequestFeed(redirectRequests([request], ECHO_PATH), 'cycle');
+      const result = await runLoadOn([one!.base, two!.base], { feed, connections: 2, amount: 12, maxSeconds: 10 });
+      expect(result).toMatchObject({ sent: 12, ok: 12, non2xx: 0, errors: 0 });
+      expect(result.raw.latenciesMs).toHaveLength(12);
+      expect(result.latency.count).toBe(12);
+      expect(result.raw.answeredAt).toEqual([...result.raw.answeredAt].sort((a, b) => a - b));
+    } finally {
+      await Promise.all([one!.stop(), two!.stop()]);
+    }
+  });
+
   it('removes the service data dir and process on stop', async () => {
     const aar = await startAarServer();
     await aar.stop();
@@ -167,6 +183,7 @@ describe('authorize-http: plumbing', () => {
       okPerWholeSecond: [],
       latency: summarize([1, 2, 3]),
       meanResponseBytes: 100,
+      raw: { startedAt: 0, latenciesMs: [1, 2, 3], answeredAt: [], responseBytes: 300 },
     });
     // kept up: 400 requests in 4 one-second windows, the last one ended early
     expect(fixedRateMeasurement('g', 'authorize', result(400, 3.4), 100).name).toBe('authorize (sustained 100 req/s)');

@@ -9,7 +9,7 @@ import os from 'node:os';
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
 import { buildWorld, AGENT_ID } from './authorize-http/build-world.ts';
 import { assertAllAllowed, createAnswerTally, isAllow, splitDecisions } from './authorize-http/check-answers.ts';
-import { countDecisions, settledDecisions } from './authorize-http/count-decisions.ts';
+import { countStoredDecisions, settledDecisions } from './authorize-http/count-decisions.ts';
 import { ECHO_PATH } from './authorize-http/echo-server.ts';
 import { readProcessCpuMs } from './authorize-http/process-cpu.ts';
 import {
@@ -18,8 +18,9 @@ import {
   signRequestPool,
   type RequestFeed,
 } from './authorize-http/request-pool.ts';
-import { runLoad, type LoadOptions } from './authorize-http/run-load.ts';
-import { startAarServer, startEchoServer, type AarServer } from './authorize-http/start-servers.ts';
+import { runLoad, runLoadOn, type LoadOptions } from './authorize-http/run-load.ts';
+import { postgresReachable, startScenario, type Scenario, type ScenarioKind } from './authorize-http/scenarios.ts';
+import { startEchoServer } from './authorize-http/start-servers.ts';
 import type { ChildServer } from './authorize-http/spawn-child.ts';
 import { fixedRateMeasurement, throughputMeasurement } from './authorize-http/to-measurement.ts';
 import { describeRuns, type GroupRuns, type RunStats } from './authorize-http/describe-runs.ts';
@@ -28,8 +29,8 @@ import { describeRuns, type GroupRuns, type RunStats } from './authorize-http/de
 const CONNECTIONS = 10;
 const ECHO_MAX_SECONDS = 8;
 const AUTHORIZE_MAX_SECONDS = 10;
-/** bound of the authorize max-throughput run: 800 req/s for 10 s; a faster service ends the run early */
-const AUTHORIZE_MAX_AMOUNT = 8000;
+/** bound of the authorize max-throughput run: 2,000 req/s for 10 s; a faster service ends the run early */
+const AUTHORIZE_MAX_AMOUNT = 20_000;
 /** Chosen around what the embedded default sustains on the 2-core reference machine (~100-350 req/s, depending on the load). */
 const FIXED_RATES = [50, 100, 250, 500] as const;
 /**
@@ -53,74 +54,130 @@ const requireHere = createRequire(import.meta.url);
 export const authorizeHttp: Benchmark = {
   name: 'authorize-http',
   description:
-    '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve`, SQLite WAL synchronous FULL, child process) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
+    '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve` in child processes: SQLite WAL synchronous FULL; PostgreSQL with one and with two instances) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
   async run(): Promise<BenchReport> {
     const loadAtStart = os.loadavg();
     const fastifyVersion = sameFastifyVersion();
-    const { aar, echo } = await startBoth();
+    const echo = await startEchoServer();
+    const groups: GroupRuns[] = [];
+    const counts = { signed: 0, signMs: 0, bodyBytes: 0 };
+    const skipped: string[] = [];
     try {
-      const world = await buildWorld(aar.base, aar.adminToken);
-      const planned = WARMUP_REQUESTS + AUTHORIZE_MAX_AMOUNT + FIXED_RATES.reduce((n, r) => n + r * FIXED_SECONDS, 0);
-      const signStarted = performance.now();
-      const pool = await signRequestPool(world, planned);
-      const signMs = performance.now() - signStarted;
-      const authorizeFeed = createRequestFeed(pool, 'once');
-      const echoFeed = createRequestFeed(redirectRequests(pool.slice(0, ECHO_REQUESTS), ECHO_PATH), 'cycle');
-      const runEcho = (shape: LoadShape) => measureEcho(echo, echoFeed, shape);
-      const runAuthorize = (label: string, shape: LoadShape) => measureAuthorize(aar, authorizeFeed, label, shape);
-
-      await runEcho({ connections: CONNECTIONS, amount: 50_000, maxSeconds: ECHO_WARMUP_SECONDS });
-      await runAuthorize('warm-up', { connections: CONNECTIONS, amount: WARMUP_REQUESTS, maxSeconds: WARMUP_SECONDS });
-
-      // echo, then authorize, group after group: both sides of a ratio are measured one after the other
-      const groups: GroupRuns[] = [];
-      const maxGroup = `max throughput, ${CONNECTIONS} connections`;
-      groups.push({
-        group: maxGroup,
-        echo: await runEcho({ connections: CONNECTIONS, amount: 10_000_000, maxSeconds: ECHO_MAX_SECONDS }),
-        authorize: await runAuthorize(maxGroup, {
-          connections: CONNECTIONS,
-          amount: AUTHORIZE_MAX_AMOUNT,
-          maxSeconds: AUTHORIZE_MAX_SECONDS,
-        }),
-      });
-      for (const rate of FIXED_RATES) {
-        const group = `fixed ${rate} req/s, ${FIXED_RATE_CONNECTIONS} connections`;
-        const shape = {
-          connections: FIXED_RATE_CONNECTIONS,
-          amount: rate * FIXED_SECONDS,
-          maxSeconds: FIXED_SECONDS + 0.5,
-          overallRate: rate,
-        };
-        groups.push({ group, rate, echo: await runEcho(shape), authorize: await runAuthorize(group, shape) });
+      const kinds: ScenarioKind[] = ['sqlite'];
+      if (process.env.AAR_BENCH_AUTHORIZE_PG === '0')
+        skipped.push('PostgreSQL groups skipped (AAR_BENCH_AUTHORIZE_PG=0)');
+      else if (await postgresReachable()) kinds.push('postgres-1', 'postgres-2');
+      else skipped.push('PostgreSQL not reachable (AAR_TEST_PG_URL): its groups are skipped');
+      for (const kind of kinds) {
+        const scenario = await startScenario(kind);
+        try {
+          groups.push(...(await measureScenario(scenario, echo, counts)));
+        } finally {
+          await scenario.stop();
+        }
       }
-      if (authorizeFeed.overflow > 0) throw new Error(`the signed pool ran out: ${authorizeFeed.overflow} replays`);
-
-      return {
-        name: this.name,
-        description: this.description,
-        measurements: groups.flatMap(toMeasurements),
-        notes: describeRuns(groups, {
+    } finally {
+      await echo.stop();
+    }
+    return {
+      name: this.name,
+      description: this.description,
+      measurements: groups.flatMap(toMeasurements),
+      notes: [
+        ...describeRuns(groups, {
           fastifyVersion,
           autocannonVersion: packageVersion('autocannon'),
-          bodyBytes: Buffer.byteLength(pool[0]!.body),
-          signed: pool.length,
-          signMs,
+          bodyBytes: counts.bodyBytes,
+          signed: counts.signed,
+          signMs: counts.signMs,
           sampleEvery: SAMPLE_EVERY,
           loadAtStart,
           loadAtEnd: os.loadavg(),
           setup: [
-            `warm-up before timing: echo ${ECHO_WARMUP_SECONDS} s, authorize ${WARMUP_REQUESTS} requests or ${WARMUP_SECONDS} s (checked like the rest)`,
-            `max throughput: ${CONNECTIONS} connections, echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,
-            `fixed rates (autocannon \`overallRate\`: a quota per connection per 1-s window, not constant arrivals): ${FIXED_RATES.join(', ')} req/s, ${FIXED_RATE_CONNECTIONS} connections, ${FIXED_SECONDS} s or rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = the rate was not sustained`,
+            `warm-up before timing: echo ${ECHO_WARMUP_SECONDS} s, authorize ${WARMUP_REQUESTS} requests or ${WARMUP_SECONDS} s per store (checked like the rest)`,
+            `max throughput: ${CONNECTIONS} connections (split evenly over the instances), echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,
+            `fixed rates (autocannon \`overallRate\`: a quota per connection per 1-s window, not constant arrivals): ${FIXED_RATES.join(', ')} req/s on SQLite, and half the max throughput each store reached just before, ${FIXED_RATE_CONNECTIONS} connections, ${FIXED_SECONDS} s or rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = the rate was not sustained`,
+            "PostgreSQL: a fresh schema on the local server (AAR_TEST_PG_URL); with two instances both share the schema and the audit chain, CPU per request counts both processes (not PostgreSQL's own)",
           ],
         }),
-      };
-    } finally {
-      await Promise.allSettled([aar.stop(), echo.stop()]);
-    }
+        ...skipped,
+      ],
+    };
   },
 };
+
+/** One store: warm-up, max throughput, its fixed rates, then half of the max it reached; each beside the echo. */
+async function measureScenario(
+  scenario: Scenario,
+  echo: ChildServer,
+  counts: { signed: number; signMs: number; bodyBytes: number },
+): Promise<GroupRuns[]> {
+  const first = scenario.servers[0]!;
+  const world = await buildWorld(first.base, first.adminToken);
+  const sign = async (n: number) => {
+    const started = performance.now();
+    const pool = await signRequestPool(world, n);
+    counts.signMs += performance.now() - started;
+    counts.signed += pool.length;
+    counts.bodyBytes = Buffer.byteLength(pool[0]!.body);
+    return pool;
+  };
+  const fixedRates = scenario.kind === 'sqlite' ? FIXED_RATES : [];
+  const pool = await sign(
+    WARMUP_REQUESTS + AUTHORIZE_MAX_AMOUNT + fixedRates.reduce((n, r) => n + r * FIXED_SECONDS, 0),
+  );
+  const authorizeFeed = createRequestFeed(pool, 'once');
+  const echoFeed = createRequestFeed(redirectRequests(pool.slice(0, ECHO_REQUESTS), ECHO_PATH), 'cycle');
+  const runEcho = (shape: LoadShape) => measureEcho(echo, echoFeed, shape);
+  const runAuthorize = (feed: RequestFeed, label: string, shape: LoadShape) =>
+    measureAuthorize(scenario, feed, label, shape);
+
+  await runEcho({ connections: CONNECTIONS, amount: 50_000, maxSeconds: ECHO_WARMUP_SECONDS });
+  await runAuthorize(authorizeFeed, `${scenario.short} warm-up`, {
+    connections: CONNECTIONS,
+    amount: WARMUP_REQUESTS,
+    maxSeconds: WARMUP_SECONDS,
+  });
+
+  // echo, then authorize, group after group: both sides of a ratio are measured one after the other
+  const groups: GroupRuns[] = [];
+  const maxGroup = `${scenario.prefix}max throughput, ${CONNECTIONS} connections`;
+  groups.push({
+    group: maxGroup,
+    short: `${scenario.short} max throughput`,
+    echo: await runEcho({ connections: CONNECTIONS, amount: 10_000_000, maxSeconds: ECHO_MAX_SECONDS }),
+    authorize: await runAuthorize(authorizeFeed, maxGroup, {
+      connections: CONNECTIONS,
+      amount: AUTHORIZE_MAX_AMOUNT,
+      maxSeconds: AUTHORIZE_MAX_SECONDS,
+    }),
+  });
+  const fixed = async (rate: number, feed: RequestFeed, group: string, short: string) => {
+    const shape = {
+      connections: FIXED_RATE_CONNECTIONS,
+      amount: rate * FIXED_SECONDS,
+      maxSeconds: FIXED_SECONDS + 0.5,
+      overallRate: rate,
+    };
+    groups.push({ group, short, rate, echo: await runEcho(shape), authorize: await runAuthorize(feed, group, shape) });
+  };
+  for (const rate of fixedRates) {
+    await fixed(rate, authorizeFeed, `fixed ${rate} req/s, ${FIXED_RATE_CONNECTIONS} connections`, `${rate} req/s`);
+  }
+  if (authorizeFeed.overflow > 0) throw new Error(`the signed pool ran out: ${authorizeFeed.overflow} replays`);
+
+  // half of the max this store just reached: the latency goal's load (p99 at half the maximum sustained rate)
+  const half = Math.max(10, Math.floor(groups[0]!.authorize.result.okPerSecond / 2));
+  const halfFeed = createRequestFeed(await sign(half * FIXED_SECONDS), 'once');
+  await fixed(
+    half,
+    halfFeed,
+    `${scenario.prefix}fixed ${half} req/s (half the max), ${FIXED_RATE_CONNECTIONS} connections`,
+    `${scenario.short} half the max (${half} req/s)`,
+  );
+  if (halfFeed.overflow > 0) throw new Error(`the signed pool ran out: ${halfFeed.overflow} replays`);
+  return groups;
+}
 
 function toMeasurements(runs: GroupRuns): Measurement[] {
   if (runs.rate === undefined) {
@@ -137,13 +194,6 @@ function toMeasurements(runs: GroupRuns): Measurement[] {
 
 type LoadShape = Pick<LoadOptions, 'connections' | 'amount' | 'maxSeconds' | 'overallRate'>;
 
-async function startBoth(): Promise<{ aar: AarServer; echo: ChildServer }> {
-  const [aar, echo] = await Promise.allSettled([startAarServer(), startEchoServer()]);
-  if (aar.status === 'fulfilled' && echo.status === 'fulfilled') return { aar: aar.value, echo: echo.value };
-  await Promise.allSettled([aar, echo].flatMap((s) => (s.status === 'fulfilled' ? [s.value.stop()] : [])));
-  throw aar.status === 'rejected' ? aar.reason : (echo as PromiseRejectedResult).reason;
-}
-
 async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShape): Promise<RunStats> {
   const tally = createAnswerTally((body) => body.actor_entity_id === AGENT_ID);
   const cpuBefore = readProcessCpuMs(echo.pid);
@@ -159,25 +209,38 @@ async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShap
   return { result, cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, result.ok) };
 }
 
-async function measureAuthorize(aar: AarServer, feed: RequestFeed, label: string, shape: LoadShape): Promise<RunStats> {
+async function measureAuthorize(
+  scenario: Scenario,
+  feed: RequestFeed,
+  label: string,
+  shape: LoadShape,
+): Promise<RunStats> {
   const tally = createAnswerTally(isAllow);
-  const before = countDecisions(aar.dataDir);
-  const cpuBefore = readProcessCpuMs(aar.pid);
-  const result = await runLoad({
-    ...shape,
-    base: aar.base,
-    feed,
-    inspectBody: tally.inspect,
-    sampleEvery: SAMPLE_EVERY,
-  });
-  const decisions = splitDecisions(before, await settledDecisions(aar.dataDir));
-  const cpuAfter = readProcessCpuMs(aar.pid);
+  const before = await countStoredDecisions(scenario.store);
+  const cpuBefore = processesCpuMs(scenario);
+  const result = await runLoadOn(
+    scenario.servers.map((s) => s.base),
+    { ...shape, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY },
+  );
+  const decisions = splitDecisions(before, await settledDecisions(scenario.store));
+  const cpuAfter = processesCpuMs(scenario);
   assertAllAllowed(`authorize, ${label}`, result.ok, decisions, tally);
   return {
     result,
     cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, decisions.allowed),
     allowed: decisions.allowed,
   };
+}
+
+/** every instance's CPU time, summed (all threads of each process) */
+function processesCpuMs(scenario: Scenario): number | undefined {
+  let total = 0;
+  for (const server of scenario.servers) {
+    const ms = readProcessCpuMs(server.pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
 }
 
 /** below this much CPU in a run, the 10 ms tick of /proc makes a per-request figure meaningless */

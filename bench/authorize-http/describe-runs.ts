@@ -17,6 +17,8 @@ export interface RunStats {
 /** One group of the table: the echo (baseline) and authorize, run one after the other under the same load shape. */
 export interface GroupRuns {
   group: string;
+  /** the group's name in the notes; default `max throughput` or `<rate> req/s` */
+  short?: string;
   /** the fixed rate, req/s; undefined for the max-throughput group */
   rate?: number;
   echo: RunStats;
@@ -41,13 +43,13 @@ export function describeRuns(groups: readonly GroupRuns[], context: RunContext):
   const max = groups.find((g) => g.rate === undefined);
   const sum = (pick: (g: GroupRuns) => number) => groups.reduce((n, g) => n + pick(g), 0);
   return [
-    `servers: \`aar serve\` (child process; SQLite in a temp dir, WAL, synchronous FULL; log level warn; rate limit 10M/min) and a bare Fastify ${context.fastifyVersion} echo (child process, no logger, no plugins); load: autocannon ${context.autocannonVersion} in the runner process; 127.0.0.1 only`,
+    `servers: \`aar serve\` (child processes; SQLite in a temp dir, WAL, synchronous FULL, or PostgreSQL; log level warn; rate limit 10M/min) and a bare Fastify ${context.fastifyVersion} echo (child process, no logger, no plugins); load: autocannon ${context.autocannonVersion} in the runner process; 127.0.0.1 only`,
     `same request bytes to both: headers (bearer token, RFC 9421 signature) and a ${context.bodyBytes}-byte JSON body${max ? `; answers differ: echo ${bytes(max.echo.result)} bytes, authorize ${bytes(max.authorize.result)} bytes (signed decision map) on average` : ''}`,
     ...context.setup,
     `every authorize request signed beforehand with its own nonce: ${context.signed} in ${formatDuration(context.signMs)} (not timed); after each run the store had recorded allows only (${sum((g) => g.authorize.allowed ?? 0)} in the timed runs) and 1 answer in ${context.sampleEvery} was parsed: all allows`,
     `authorize against the echo: ${groups.map(compareGroup).join('; ')}`,
     `non-2xx answers: echo ${sum((g) => g.echo.result.non2xx)}, authorize ${sum((g) => g.authorize.result.non2xx)}; socket errors: echo ${sum((g) => g.echo.result.errors)}, authorize ${sum((g) => g.authorize.result.errors)}`,
-    `server CPU per request (/proc; steadier than time under load; - = under 0.2 s in the run, too few 10-ms ticks), echo / authorize: ${groups.map((g) => `${shortName(g)} ${cpu(g.echo)} / ${cpu(g.authorize)}`).join('; ')}`,
+    `server CPU per request (/proc, all threads; steadier than time under load; - = under 0.2 s in the run, too few 10-ms ticks), echo / authorize (authorize ÷ echo): ${groups.map((g) => `${shortName(g)} ${cpu(g.echo)} / ${cpu(g.authorize)}${cpuRatio(g)}`).join('; ')}`,
     describeLoad(context.loadAtStart, context.loadAtEnd),
   ];
 }
@@ -57,7 +59,7 @@ function compareGroup(g: GroupRuns): string {
   const echo = g.echo.result;
   const auth = g.authorize.result;
   if (g.rate === undefined) {
-    return `throughput ${((auth.okPerSecond / echo.okPerSecond) * 100).toPrecision(2)} % of the echo's (echo ${(echo.okPerSecond / auth.okPerSecond).toFixed(0)}× as many req/s)`;
+    return `${shortName(g)}: throughput ${((auth.okPerSecond / echo.okPerSecond) * 100).toPrecision(2)} % of the echo's (echo ${(echo.okPerSecond / auth.okPerSecond).toFixed(0)}× as many req/s)`;
   }
   const times = (a: number, b: number) => `${(a / b).toFixed(0)}×`;
   return `${shortName(g)}: p50 ${times(auth.latency.p50Ms, echo.latency.p50Ms)}, p99 ${times(auth.latency.p99Ms, echo.latency.p99Ms)} the echo's`;
@@ -72,7 +74,11 @@ function describeLoad(atStart: readonly number[], atEnd: readonly number[]): str
   return `load average (1/5/15 min) at start ${loads(atStart)}, at end ${loads(atEnd)}: ${verdict}`;
 }
 
-const shortName = (g: GroupRuns) => (g.rate === undefined ? 'max throughput' : `${g.rate} req/s`);
+const shortName = (g: GroupRuns) => g.short ?? (g.rate === undefined ? 'max throughput' : `${g.rate} req/s`);
+const cpuRatio = (g: GroupRuns) =>
+  g.echo.cpuMsPerRequest && g.authorize.cpuMsPerRequest
+    ? ` (${(g.authorize.cpuMsPerRequest / g.echo.cpuMsPerRequest).toFixed(1)}×)`
+    : '';
 const bytes = (result: LoadResult) => Math.round(result.meanResponseBytes).toLocaleString('en-US');
 const cpu = (stats: RunStats) => formatDuration(stats.cpuMsPerRequest);
 const loads = (values: readonly number[]) => values.map((v) => v.toFixed(2)).join('/');

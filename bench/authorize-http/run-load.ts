@@ -54,6 +54,8 @@ export interface LoadResult {
   latency: LatencyStats;
   /** mean size of a 2xx answer on the wire, headers included */
   meanResponseBytes: number;
+  /** the raw record, for merging runs made in parallel against several servers (mergeLoads) */
+  raw: { startedAt: number; latenciesMs: number[]; answeredAt: number[]; responseBytes: number };
 }
 
 interface AutocannonRequest {
@@ -140,6 +142,48 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     okPerWholeSecond: countPerWholeSecond(answeredAt, started),
     latency: summarize(latencies),
     meanResponseBytes: latencies.length > 0 ? responseBytes / latencies.length : NaN,
+    raw: { startedAt: started, latenciesMs: latencies, answeredAt, responseBytes },
+  };
+}
+
+/**
+ * Several servers under load at once (one runLoad each, started together, one shared feed): the combined record,
+ * as if one load generator had spread its connections over them.
+ */
+export async function runLoadOn(bases: readonly string[], options: Omit<LoadOptions, 'base'>): Promise<LoadResult> {
+  if (bases.length === 1) return runLoad({ ...options, base: bases[0]! });
+  const share = (n: number) => Math.max(1, Math.round(n / bases.length));
+  const takenBefore = options.feed.taken;
+  const results = await Promise.all(
+    bases.map((base) =>
+      runLoad({
+        ...options,
+        base,
+        connections: share(options.connections),
+        amount: share(options.amount),
+        ...(options.overallRate ? { overallRate: share(options.overallRate) } : {}),
+      }),
+    ),
+  );
+  const startedAt = Math.min(...results.map((r) => r.raw.startedAt));
+  const latencies = results.flatMap((r) => r.raw.latenciesMs);
+  const answeredAt = results.flatMap((r) => r.raw.answeredAt).sort((a, b) => a - b);
+  const responseBytes = results.reduce((n, r) => n + r.raw.responseBytes, 0);
+  const last = answeredAt[answeredAt.length - 1] ?? startedAt;
+  const elapsedSeconds = Math.max((last - startedAt) / 1000, 1e-3);
+  const total = (pick: (r: LoadResult) => number) => results.reduce((n, r) => n + pick(r), 0);
+  return {
+    sent: options.feed.taken - takenBefore,
+    ok: latencies.length,
+    non2xx: total((r) => r.non2xx),
+    errors: total((r) => r.errors),
+    timeouts: total((r) => r.timeouts),
+    elapsedSeconds,
+    okPerSecond: latencies.length / elapsedSeconds,
+    okPerWholeSecond: countPerWholeSecond(answeredAt, startedAt),
+    latency: summarize(latencies),
+    meanResponseBytes: latencies.length > 0 ? responseBytes / latencies.length : NaN,
+    raw: { startedAt, latenciesMs: latencies, answeredAt, responseBytes },
   };
 }
 

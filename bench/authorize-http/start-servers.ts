@@ -24,10 +24,21 @@ export interface AarServer extends ChildServer {
   dataDir: string;
 }
 
-export async function startAarServer(): Promise<AarServer> {
+export interface AarServerOptions {
+  /** a PostgreSQL URL (search_path pinned to a fresh schema) instead of the embedded SQLite */
+  databaseUrl?: string;
+  /**
+   * Another instance on the same store: its admin token, and its base URL as this one's public URL (AAR_PUBLIC_URL)
+   * and issuer, so requests signed for the first instance's `@target-uri` verify here too.
+   */
+  sameAs?: AarServer;
+}
+
+export async function startAarServer(options: AarServerOptions = {}): Promise<AarServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aar-bench-'));
-  const adminToken = `bench-${randomBytes(18).toString('base64url')}`;
+  const adminToken = options.sameAs?.adminToken ?? `bench-${randomBytes(18).toString('base64url')}`;
   const port = await findFreePort();
+  const publicUrl = options.sameAs?.base ?? `http://127.0.0.1:${port}`;
   let child: ChildServer;
   try {
     child = await spawnChild({
@@ -36,14 +47,15 @@ export async function startAarServer(): Promise<AarServer> {
       cwd: REPO_ROOT,
       env: {
         // an inherited DATABASE_URL (the storage tests set one) would move the store to PostgreSQL
-        DATABASE_URL: '',
+        DATABASE_URL: options.databaseUrl ?? '',
         AAR_HOST: '127.0.0.1',
         AAR_REQUIRE_SIGNED_REQUESTS: 'true',
         AAR_DATA_DIR: dataDir,
         AAR_BOOTSTRAP_TOKEN: adminToken,
         AAR_LOG_LEVEL: 'warn',
         AAR_RATE_LIMIT: String(RATE_LIMIT_PER_MINUTE),
-        AAR_ISSUER_URL: `http://127.0.0.1:${port}`,
+        AAR_ISSUER_URL: publicUrl,
+        AAR_PUBLIC_URL: publicUrl,
       },
       port,
       readyPath: '/healthz',
