@@ -12,7 +12,9 @@
  *   envelope inside stays a self-verifying document once unwrapped), `v1a` over the COSE bytes, and
  *   `webhook-key-id`.
  * Pure: the time and the keys are arguments. Each call signs afresh (Ed25519 is deterministic; HMAC too), so a retry
- * with a new timestamp gets new signatures over the same body.
+ * with a new timestamp gets new signatures over the same body. The two halves are exported for senders that make
+ * many attempts: `webhookDeliveryBody` (the body: depends on the envelope, profile and key only, so it may be
+ * computed once and reused) and `signWebhookAttempt` (the headers of one attempt at one time, over that body).
  * Throws `internal` for inputs that only a bug produces (no secret, no signer, an envelope whose `event_id` is not
  * the webhook id) and `invalid_json` for an envelope JSON cannot hold.
  */
@@ -49,6 +51,20 @@ export interface WebhookDeliveryInput {
   secrets?: string[];
   /** asymmetric and cose (required), shared_secret (optional): the service's current Ed25519 key */
   signer?: DocumentSigner;
+  /** shared_secret: computes HMAC-SHA256 of `content` under the secret's key (default: WebCrypto, `hmacSha256`) */
+  mac?: WebhookMac;
+}
+
+/**
+ * HMAC-SHA256 of `content` under the key of the `whsec_` secret `secret` (a caller may cache imported keys by
+ * secret; it must derive the key exactly as `parseWebhookSecret` does).
+ */
+export type WebhookMac = (secret: string, content: Uint8Array) => Promise<Uint8Array> | Uint8Array;
+
+/** The timestamp-independent half of a delivery: what is POSTed, and as what. */
+export interface WebhookDeliveryBody {
+  body: Uint8Array;
+  contentType: string;
 }
 
 export interface SignedWebhookDelivery {
@@ -94,18 +110,41 @@ async function ed25519Entry(signer: DocumentSigner, content: Uint8Array): Promis
   return { version: 'v1a', signature };
 }
 
-export async function signWebhookDelivery(input: WebhookDeliveryInput): Promise<SignedWebhookDelivery> {
+const defaultMac: WebhookMac = (secret, content) => hmacSha256(parseWebhookSecret(secret), content);
+
+/**
+ * The body of a delivery of `envelope` in `profile`: the same bytes for every attempt, every endpoint of the profile
+ * and every timestamp, as long as the signer's key is the same (Ed25519 is deterministic).
+ */
+export async function webhookDeliveryBody(
+  profile: WebhookProfile,
+  envelope: object,
+  signer: DocumentSigner | undefined,
+): Promise<WebhookDeliveryBody> {
+  const signed = signer === undefined ? envelope : await signDocument(envelope, signer);
+  const json = canonicalBytes(signed);
+  const body = profile === 'cose' ? await signCoseSign1(json, signer as DocumentSigner) : json;
+  return { body, contentType: WEBHOOK_CONTENT_TYPES[profile] };
+}
+
+/**
+ * The headers of one attempt at `input.timestamp` over `body` (which must be `webhookDeliveryBody` of the same
+ * envelope, profile and signer: the headers say nothing the body does not). Checks its input like
+ * `signWebhookDelivery`.
+ */
+export async function signWebhookAttempt(
+  input: WebhookDeliveryInput,
+  body: WebhookDeliveryBody,
+): Promise<SignedWebhookDelivery> {
   checkInput(input);
   const { profile, webhookId, timestamp, signer } = input;
-  const envelope = signer === undefined ? input.envelope : await signDocument(input.envelope, signer);
-  const json = canonicalBytes(envelope);
-  const body = profile === 'cose' ? await signCoseSign1(json, signer as DocumentSigner) : json;
-  const content = webhookSignedContent(webhookId, timestamp, body);
-
+  if (body.contentType !== WEBHOOK_CONTENT_TYPES[profile]) throw bug('the body was made for another profile');
+  const content = webhookSignedContent(webhookId, timestamp, body.body);
   const entries: WebhookSignatureEntry[] = [];
   if (profile === 'shared_secret') {
+    const mac = input.mac ?? defaultMac;
     for (const secret of input.secrets as string[]) {
-      entries.push({ version: 'v1', signature: await hmacSha256(parseWebhookSecret(secret), content) });
+      entries.push({ version: 'v1', signature: await mac(secret, content) });
     }
   } else {
     entries.push(await ed25519Entry(signer as DocumentSigner, content));
@@ -116,5 +155,10 @@ export async function signWebhookDelivery(input: WebhookDeliveryInput): Promise<
     [WEBHOOK_SIGNATURE_HEADER]: formatWebhookSignatureHeader(entries),
   };
   if (profile !== 'shared_secret') headers[WEBHOOK_KEY_ID_HEADER] = (signer as DocumentSigner).keyId;
-  return { body, contentType: WEBHOOK_CONTENT_TYPES[profile], headers };
+  return { body: body.body, contentType: body.contentType, headers };
+}
+
+export async function signWebhookDelivery(input: WebhookDeliveryInput): Promise<SignedWebhookDelivery> {
+  checkInput(input);
+  return signWebhookAttempt(input, await webhookDeliveryBody(input.profile, input.envelope, input.signer));
 }

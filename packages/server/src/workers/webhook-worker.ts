@@ -19,7 +19,8 @@ import { Agent } from 'undici';
 import type { AppContext } from '../app-context.ts';
 import { claimEndpoints, releaseLease, renewLease } from '../services/webhooks/claim-endpoints.ts';
 import { deliverAttempt, DELIVERY_TIMEOUT_MS } from '../services/webhooks/deliver-attempt.ts';
-import { loadEnvelopes, signDelivery } from '../services/webhooks/delivery-bodies.ts';
+import { loadEnvelopes } from '../services/webhooks/delivery-bodies.ts';
+import { DeliverySigner, type SignedAttempt } from '../services/webhooks/delivery-signer.ts';
 import { dueAttempts } from '../services/webhooks/due-attempts.ts';
 import type { WebhookEndpointRow } from '../services/webhooks/endpoint-view.ts';
 import { FAN_OUT_PAGE, fanOutEvents, LeaseLostError } from '../services/webhooks/fan-out-events.ts';
@@ -36,8 +37,10 @@ export interface WebhookWorkerOptions {
   leaseMs?: number;
   /** the longest sleep between passes, ms */
   pollMs?: number;
-  /** attempts made per round before their results are written */
+  /** attempts made per round before their results are written (one commit per round) */
   batchSize?: number;
+  /** a round is settled once it has run this long, ms, however few attempts it made (a slow receiver) */
+  settleEveryMs?: number;
   /** endpoints worked at once by this instance */
   concurrency?: number;
   /** failures of the worker itself (a database error); never carries a secret */
@@ -51,6 +54,12 @@ export interface WebhookWorkerStats {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+/** attempts signed ahead of the one in flight (their Ed25519 runs on the thread pool meanwhile) */
+export const SIGN_AHEAD = 16;
+export const DEFAULT_BATCH_SIZE = 256;
+export const DEFAULT_SETTLE_EVERY_MS = 1_000;
+/** an attempt signed ahead longer ago than this (a slow receiver before it) is signed again when it is made */
+export const RESIGN_AFTER_S = 30;
 
 export class WebhookWorker {
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -61,10 +70,12 @@ export class WebhookWorker {
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #batchSize: number;
+  readonly #settleEveryMs: number;
   readonly #concurrency: number;
   readonly #onError: (error: unknown, endpointId?: string) => void;
   readonly #active = new Map<string, Promise<void>>();
   readonly #agents = new Map<string, { url: string; agent: Agent }>();
+  readonly #signer: DeliverySigner;
   #workErrors: unknown[] = [];
   #stopped = true;
   #woken = false;
@@ -79,9 +90,11 @@ export class WebhookWorker {
     this.#timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#pollMs = options.pollMs ?? 1_000;
-    this.#batchSize = options.batchSize ?? 64;
+    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.#settleEveryMs = options.settleEveryMs ?? DEFAULT_SETTLE_EVERY_MS;
     this.#concurrency = options.concurrency ?? 16;
     this.#onError = options.onError ?? (() => undefined);
+    this.#signer = new DeliverySigner(ctx.keys);
   }
 
   /** Starts the background loop (aar serve). */
@@ -189,9 +202,25 @@ export class WebhookWorker {
           continue;
         }
         const envelopes = await loadEnvelopes(ctx, [...new Set(due.map((d) => d.event_id))]);
+        // signing runs ahead of sending: attempt i + SIGN_AHEAD is being signed while attempt i is in flight.
+        // Attempts are still made one after another in this order; only the signatures are made early.
+        let ahead: (Promise<SignedAttempt> | undefined)[] = [];
+        const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
+          for (let j = from; j < Math.min(due.length, from + SIGN_AHEAD); j++) {
+            const envelope = envelopes.get(due[j]!.event_id);
+            if (ahead[j] || !envelope) continue;
+            const signing = this.#signer.sign(signedFor, envelope, ctx.clock.now());
+            signing.catch(() => undefined); // observed when its turn comes
+            ahead[j] = signing;
+          }
+        };
         const outcomes: AttemptOutcome[] = [];
-        for (const attempt of due) {
+        const roundStarted = ctx.clock.now().getTime();
+        for (let i = 0; i < due.length; i++) {
+          const attempt = due[i]!;
           if (this.#stopped) break;
+          // the attempts not made stay pending and due: the next round takes them first
+          if (i > 0 && ctx.clock.now().getTime() - roundStarted >= this.#settleEveryMs) break;
           if (ctx.clock.now().getTime() >= renewAt) {
             const renewed: WebhookEndpointRow | undefined = await renewLease(
               ctx,
@@ -202,19 +231,25 @@ export class WebhookWorker {
             if (!renewed || renewed.state !== 'enabled') break;
             endpoint = renewed;
             renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+            ahead = []; // the row may carry a rotated secret: sign the rest with it
           }
           const envelope = envelopes.get(attempt.event_id);
-          const attemptedAt = ctx.clock.now();
           if (!envelope) {
             // events are write-once and never deleted: only a damaged store gets here
             outcomes.push({
               attempt,
-              attemptedAt,
+              attemptedAt: ctx.clock.now(),
               response: { status: null, retryAfter: undefined, durationMs: 0, error: 'event_missing', bytesRead: 0 },
             });
             continue;
           }
-          const signed = await signDelivery(ctx, endpoint, envelope, attemptedAt);
+          signAhead(i, endpoint);
+          let signed = await ahead[i]!;
+          ahead[i] = undefined;
+          const attemptedAt = ctx.clock.now();
+          if (Math.floor(attemptedAt.getTime() / 1000) - signed.timestamp > RESIGN_AFTER_S) {
+            signed = await this.#signer.sign(endpoint, envelope, attemptedAt);
+          }
           const response = await deliverAttempt(
             {
               url: endpoint.url,
@@ -233,9 +268,10 @@ export class WebhookWorker {
           else this.stats.failed += 1;
           if (response.status === 410) break;
         }
-        const settled = await settleAttempts(ctx, endpoint, outcomes);
+        const until = new Date(ctx.clock.now().getTime() + this.#leaseMs).toISOString();
+        const settled = await settleAttempts(ctx, endpoint, outcomes, { owner: this.instanceId, until });
         if (settled.disabled) return;
-        endpoint = await renewLease(ctx, endpoint.endpoint_id, this.instanceId, this.#leaseMs);
+        endpoint = settled.endpoint;
         renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
       }
     } finally {

@@ -1,0 +1,101 @@
+/**
+ * Signs the worker's attempts (CONTRACT section 9) with as little of the event loop as it can, because the event
+ * loop is also what makes the POSTs:
+ * - the body (the envelope signed per section 4 as RFC 8785 bytes, wrapped in COSE_Sign1 for cose) depends only on
+ *   the event, the profile and the service key, never on the attempt: it is made once and kept (bounded, least
+ *   recently used out), so retries, replays and every endpoint of a profile reuse the same bytes;
+ * - Ed25519 runs on libuv's thread pool (`signOffThread`), so the attempts after the one in flight can be signed
+ *   meanwhile (the worker signs a few ahead) on the other core;
+ * - HMAC-SHA256 is node:crypto's, synchronous (~3 µs), with each secret decoded and imported once.
+ * INVARIANT: what `sign` returns is byte for byte what core's `signWebhookDelivery` returns for the same endpoint,
+ * envelope and time (test/api/webhook-delivery-signer.test.ts); only where the work is done differs.
+ * Secrets stay in this process's memory only, where the endpoint rows already hold them; nothing here is logged.
+ */
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import {
+  parseWebhookSecret,
+  signWebhookAttempt,
+  webhookDeliveryBody,
+  type DocumentSigner,
+  type SignedWebhookDelivery,
+  type WebhookDeliveryBody,
+  type WebhookMac,
+} from '@aar/core';
+import type { KeyRing } from '../../keys/key-ring.ts';
+import type { UnsignedEventEnvelope } from '../events/append-event.ts';
+import { signingSecretsOf, type WebhookEndpointRow } from './endpoint-view.ts';
+
+/** Bodies kept: a few MiB at most (envelopes are ~1 KiB), enough for a fan-out round to every endpoint. */
+export const BODY_CACHE_ENTRIES = 4_096;
+const MAC_KEY_CACHE_ENTRIES = 1_024;
+
+export interface SignedAttempt extends SignedWebhookDelivery {
+  /** the `webhook-timestamp` signed, unix seconds */
+  timestamp: number;
+}
+
+export class DeliverySigner {
+  readonly #keys: KeyRing;
+  readonly #maxBodies: number;
+  readonly #bodies = new Map<string, Promise<WebhookDeliveryBody>>();
+  readonly #macKeys = new Map<string, KeyObject>();
+  readonly #mac: WebhookMac = (secret, content) =>
+    new Uint8Array(createHmac('sha256', this.#macKey(secret)).update(content).digest());
+
+  constructor(keys: KeyRing, maxBodies = BODY_CACHE_ENTRIES) {
+    this.#keys = keys;
+    this.#maxBodies = maxBodies;
+  }
+
+  /** How many bodies are kept now (tests). */
+  get cachedBodies(): number {
+    return this.#bodies.size;
+  }
+
+  /** The attempt's body and headers, signed at `now` with the current service key (and the endpoint's secrets). */
+  async sign(endpoint: WebhookEndpointRow, envelope: UnsignedEventEnvelope, now: Date): Promise<SignedAttempt> {
+    const current = this.#keys.current();
+    const signer: DocumentSigner = { keyId: current.keyId, sign: (message) => current.signOffThread(message) };
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const input = {
+      profile: endpoint.profile,
+      webhookId: envelope.event_id,
+      timestamp,
+      envelope,
+      signer,
+      ...(endpoint.profile === 'shared_secret' ? { secrets: signingSecretsOf(endpoint, now), mac: this.#mac } : {}),
+    };
+    const body = await this.#body(endpoint.profile, envelope, signer);
+    return { ...(await signWebhookAttempt(input, body)), timestamp };
+  }
+
+  #body(
+    profile: WebhookEndpointRow['profile'],
+    envelope: UnsignedEventEnvelope,
+    signer: DocumentSigner,
+  ): Promise<WebhookDeliveryBody> {
+    // the key id is part of the key: after a rotation, bodies are signed afresh by the new key
+    const key = `${profile} ${signer.keyId} ${envelope.event_id}`;
+    const known = this.#bodies.get(key);
+    if (known) {
+      this.#bodies.delete(key);
+      this.#bodies.set(key, known);
+      return known;
+    }
+    const made = webhookDeliveryBody(profile, envelope, signer);
+    this.#bodies.set(key, made);
+    made.catch(() => this.#bodies.delete(key));
+    if (this.#bodies.size > this.#maxBodies) this.#bodies.delete(this.#bodies.keys().next().value!);
+    return made;
+  }
+
+  #macKey(secret: string): KeyObject {
+    let key = this.#macKeys.get(secret);
+    if (!key) {
+      key = createSecretKey(parseWebhookSecret(secret));
+      if (this.#macKeys.size >= MAC_KEY_CACHE_ENTRIES) this.#macKeys.clear();
+      this.#macKeys.set(secret, key);
+    }
+    return key;
+  }
+}
