@@ -12,7 +12,8 @@ import { getSchema, schemaCatalogue } from '../services/schemas/schema-catalogue
 const SchemaListItem = Type.Object(
   {
     name: Type.String({ description: '`ns.<document>.v<major>`' }),
-    $id: Type.String({ description: 'the schema `$id` (`urn:aar:schema:<name>`), which `$ref`s between schemas use' }),
+    // not `$id`: a property of that name reads as a schema id to OpenAPI tooling
+    id: Type.String({ description: 'the schema `$id` (`urn:aar:schema:<name>`), which `$ref`s between schemas use' }),
     title: Type.String(),
     description: Type.String(),
     href: Type.String({ description: 'where this service serves it: `/v1/schemas/<name>`' }),
@@ -47,7 +48,7 @@ export async function jsonSchemaRoutes(app: FastifyInstance, _ctx: AppContext): 
       return {
         items: [...schemaCatalogue().values()].map((s) => ({
           name: s.name,
-          $id: s.$id,
+          id: s.$id,
           title: s.title,
           description: s.description,
           href: `/v1/schemas/${s.name}`,

@@ -74,10 +74,10 @@ describe('GET /v1/schemas', () => {
   it('lists every file of the folder without a credential, each with its href', async () => {
     const res = await rt.app.inject({ method: 'GET', url: '/v1/schemas' });
     expect(res.statusCode).toBe(200);
-    const items = res.json().items as Array<{ name: string; $id: string; href: string; title: string }>;
+    const items = res.json().items as Array<{ name: string; id: string; href: string; title: string }>;
     expect(items.map((i) => i.name)).toEqual([...names].sort());
     const webhook = items.find((i) => i.name === 'ns.webhook.v1');
-    expect(webhook).toMatchObject({ $id: 'urn:aar:schema:ns.webhook.v1', href: '/v1/schemas/ns.webhook.v1' });
+    expect(webhook).toMatchObject({ id: 'urn:aar:schema:ns.webhook.v1', href: '/v1/schemas/ns.webhook.v1' });
   });
 
   it('serves each schema byte for byte as application/schema+json, without a credential', async () => {
