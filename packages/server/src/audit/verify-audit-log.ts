@@ -17,8 +17,7 @@
  * Concurrent appends are harmless: entries below the tip read first never change (write-once), and records whose
  * entries are beyond that tip are left for the next verification.
  */
-import { createHash } from 'node:crypto';
-import { CompactRange, encodeBase64, verifyDocument, type PerfectRange } from '@aar/core';
+import { CompactRange, encodeBase64, verifyDocument } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
 import { AUDIT_ENTRY_SCHEMA } from './audit-entry.ts';
 import { auditOrigin } from './audit-origin.ts';
@@ -26,6 +25,8 @@ import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
 import { DECISION_KINDS } from './record-checks/decision-kinds.ts';
 import type { RecordFailure, RecordFailureReason } from './record-checks/record-findings.ts';
 import { verifyRecords } from './record-checks/verify-records.ts';
+import { leafHashOf, NodeRange } from './verify/node-range.ts';
+import { readPageNodes } from './verify/page-nodes.ts';
 
 export type AuditVerifyFailure =
   | 'entry_missing'
@@ -89,7 +90,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   const claimedRoot = encodeBase64(CompactRange.fromJSON(JSON.parse(tip.frontier)).root());
   const records = await verifyRecords(db, size, await ctx.keys.jwks());
   const recordFailure = records.first;
-  const range = new CompactRange();
+  const range = NodeRange.empty();
   let prevLeafHash = '';
   let checked = 0;
   const answer = (extra: Partial<AuditVerification> = {}): AuditVerification => ({
@@ -113,28 +114,27 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
         .execute();
       if (rows.length === 0) throw new Invalid('entry_missing', checked);
       const end = Math.min(Number(rows[rows.length - 1]!.idx) + 1, size);
-      const stored = await readNodesCompletedIn(ctx, checked, end);
+      const stored = await readPageNodes(db, checked, end);
       const checkpoints = await readCheckpointsIn(ctx, checked, end);
       for (const row of rows) {
         const index = checked;
         if (Number(row.idx) !== index) throw new Invalid('entry_missing', index);
-        const leaf = createHash('sha256').update(Buffer.of(0)).update(row.entry, 'utf8').digest();
+        const leaf = leafHashOf(row.entry);
         const leafB64 = leaf.toString('base64');
         if (leafB64 !== row.leaf_hash) throw new Invalid('leaf_hash_mismatch', index);
         const entry = parseEntry(row.entry);
         if (!entry || entry.audit_id !== row.audit_id) throw new Invalid('malformed_entry', index);
         if (entry.index !== index) throw new Invalid('index_mismatch', index);
         if (entry.prev_leaf_hash !== prevLeafHash) throw new Invalid('prev_link_broken', index);
-        range.append(new Uint8Array(leaf), (node: PerfectRange, hash: Uint8Array) => {
-          const width = node.end - node.begin;
-          const key = `${Math.log2(width)}:${node.begin / width}`;
-          if (stored.get(key) !== Buffer.from(hash).toString('base64')) {
-            throw new Invalid(width === 1 ? 'leaf_hash_mismatch' : 'node_mismatch', node.begin);
+        range.append(leaf, (level, at, hash) => {
+          const node = level === 0 ? leafB64 : hash.toString('base64');
+          if (!stored.has(level, at, node)) {
+            throw new Invalid(level === 0 ? 'leaf_hash_mismatch' : 'node_mismatch', at * 2 ** level);
           }
         });
         const signed = checkpoints.get(index + 1);
         if (signed !== undefined) {
-          const differs = checkpointDiffers(signed, encodeBase64(range.root()));
+          const differs = checkpointDiffers(signed, range.root().toString('base64'));
           if (differs) {
             throw new Invalid('checkpoint_root_mismatch', undefined, {
               record: { table: 'audit_checkpoints', id: String(index + 1) },
@@ -142,7 +142,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
             });
           }
         }
-        if (checkpoint && index + 1 === checkpoint.size && encodeBase64(range.root()) !== checkpoint.root_hash) {
+        if (checkpoint && index + 1 === checkpoint.size && range.root().toString('base64') !== checkpoint.root_hash) {
           throw new Invalid('checkpoint_root_mismatch');
         }
         if (row.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
@@ -174,7 +174,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
     throw error;
   }
 
-  if (tip.last_leaf_hash !== prevLeafHash || encodeBase64(range.root()) !== claimedRoot) {
+  if (tip.last_leaf_hash !== prevLeafHash || range.root().toString('base64') !== claimedRoot) {
     return answer({ failure: 'tip_mismatch' });
   }
   if (recordFailure) {
@@ -205,27 +205,6 @@ function parseEntry(text: string): ParsedEntry | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The stored nodes that appending leaves [begin, end) completes, keyed `level:idx`: node (L, j) covers leaves
- * [j·2^L, (j+1)·2^L) and is completed by leaf (j+1)·2^L − 1. One SELECT, one index range per level.
- */
-async function readNodesCompletedIn(ctx: AppContext, begin: number, end: number): Promise<Map<string, string>> {
-  const levels: Array<{ level: number; first: number; last: number }> = [];
-  for (let level = 0, width = 1; width <= end; level++, width *= 2) {
-    const first = Math.ceil((begin + 1) / width) - 1;
-    const last = Math.floor(end / width) - 1;
-    if (first <= last) levels.push({ level, first, last });
-  }
-  const rows = await ctx.store.db
-    .selectFrom('audit_nodes')
-    .select(['level', 'idx', 'hash'])
-    .where((eb) =>
-      eb.or(levels.map((l) => eb.and([eb('level', '=', l.level), eb('idx', '>=', l.first), eb('idx', '<=', l.last)]))),
-    )
-    .execute();
-  return new Map(rows.map((row) => [`${row.level}:${Number(row.idx)}`, row.hash]));
 }
 
 /** The stored checkpoints of sizes (begin, end]: one SELECT per page of entries. */
