@@ -15,6 +15,7 @@ import { prepareQuery } from '../store/prepared-query.ts';
 import type { Credential } from './fastify-types.ts';
 import { presentedTokenHash, readBearerToken } from './bearer-token.ts';
 import type { FailedAuthLimiter } from './rate-limit.ts';
+import { TokenUsage } from './token-usage.ts';
 
 export { ensureBootstrapToken, hashToken } from './api-tokens.ts';
 
@@ -25,6 +26,7 @@ const CHALLENGE = 'Bearer';
 const CHALLENGE_INVALID = 'Bearer error="invalid_token"';
 
 export function registerAuthentication(app: FastifyInstance, ctx: AppContext, failedAuth: FailedAuthLimiter): void {
+  const usage = new TokenUsage(ctx);
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404 || request.routeOptions.config?.public === true) return;
     if (hasQueryToken(request.query)) {
@@ -48,6 +50,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
       throw new AarError('unauthenticated', 'unknown or revoked token');
     }
     request.credential = credential;
+    await usage.note(credential.token_id);
     assertRole(credential, request.routeOptions.config?.roles);
   });
 }

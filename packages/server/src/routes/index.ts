@@ -6,6 +6,7 @@ import { approvalRoutes } from './approvals.ts';
 import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
 import { complianceRoutes } from './compliance.ts';
+import { selfAuditRoutes } from './self-audit.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { connectorRoutes } from './connectors.ts';
 import { listingRoutes } from './listings.ts';
@@ -45,6 +46,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await webhookEndpointRoutes(app, ctx);
   await eventTypeRoutes(app, ctx);
   await complianceRoutes(app, ctx);
+  await selfAuditRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
   await decisionSearchRoutes(app, ctx);

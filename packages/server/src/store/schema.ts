@@ -405,8 +405,29 @@ export interface ConformanceRunsTable {
   created_at: Timestamp;
 }
 
+/** One row per signed self-audit report (migration 0012), write-once. */
+export interface SelfAuditRunsTable {
+  seq: Seq;
+  run_id: string;
+  /** 1 when no check failed */
+  passed: number;
+  failed: number;
+  /** the signed `ns.self_audit_report.v1`, RFC 8785 JSON */
+  document: Json;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** When each API token was last used, at day precision (migration 0012, http/token-usage.ts). */
+export interface ApiTokenUsageTable {
+  token_id: string;
+  last_used_at: Timestamp;
+}
+
 export interface Database {
   conformance_runs: ConformanceRunsTable;
+  self_audit_runs: SelfAuditRunsTable;
+  api_token_usage: ApiTokenUsageTable;
   store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;

@@ -8,6 +8,7 @@ import * as delegation from './0005-delegation.ts';
 import * as eventOperations from './0006-event-operations.ts';
 import * as writeOnceAndOrigin from './0007-write-once-and-origin.ts';
 import * as webhooks from './0008-webhooks.ts';
+import * as selfAudit from './0012-self-audit.ts';
 import * as decisionRecords from './0010-decision-records.ts';
 import * as bundles from './0011-bundles.ts';
 import * as authorizeFactsVersion from './0009-authorize-facts-version.ts';
@@ -28,6 +29,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0006-event-operations', eventOperations],
   ['0007-write-once-and-origin', writeOnceAndOrigin],
   ['0008-webhooks', webhooks],
+  ['0012-self-audit', selfAudit],
   ['0011-bundles', bundles],
   ['0009-authorize-facts-version', authorizeFactsVersion],
   ['0013-conformance-runs', conformanceRuns],
