@@ -39,6 +39,12 @@ const appenders = new WeakMap<Transaction<Database>, AuditAppender>();
 const SAVEPOINT = CompiledQuery.raw('savepoint aar_unit');
 const RELEASE = CompiledQuery.raw('release savepoint aar_unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint aar_unit');
+/**
+ * PostgreSQL only: the previous unit's release and the next unit's savepoint in one round trip (the simple query
+ * protocol takes several statements; a round trip costs far more there than on the embedded SQLite). The last
+ * unit's savepoint is released by the commit.
+ */
+const RELEASE_AND_SAVEPOINT = CompiledQuery.raw('release savepoint aar_unit; savepoint aar_unit');
 
 /** The audit appender of the batch `trx` belongs to. Throws outside a write unit: state changes go through the queue. */
 export function auditOf(trx: Transaction<Database>): AuditAppender {
@@ -128,12 +134,16 @@ export class WriteQueue {
           throw auditUnavailable(error);
         }
         appenders.set(trx, appender);
+        // PostgreSQL: the savepoint of the unit that succeeded last, still to release (see RELEASE_AND_SAVEPOINT)
+        let unreleased = false;
         for (const pending of batch) {
           const mark = appender.mark();
-          await executeCompiled(trx, SAVEPOINT);
+          await executeCompiled(trx, unreleased ? RELEASE_AND_SAVEPOINT : SAVEPOINT);
+          unreleased = false;
           try {
             const value = await pending.unit(trx);
-            await executeCompiled(trx, RELEASE);
+            if (postgres) unreleased = true;
+            else await executeCompiled(trx, RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
             await executeCompiled(trx, ROLLBACK_TO);
