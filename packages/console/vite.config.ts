@@ -20,7 +20,7 @@ export default defineConfig({
     outDir: process.env.AAR_CONSOLE_OUT_DIR ?? fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,
     target: 'es2023',
-    sourcemap: true,
+    sourcemap: false,
     rolldownOptions: {
       input: { console: `${src}/console/index.html`, simulator: `${src}/simulator/index.html` },
     },

@@ -85,6 +85,22 @@ export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
+/** The innermost elements reaching past the viewport's right edge, to say what overflows. */
+async function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const limit = document.documentElement.clientWidth;
+    const wide = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter(
+      // its box, or its content spilling out of it (a long unbreakable word in a narrow box)
+      (el) =>
+        Math.max(el.getBoundingClientRect().right, el.getBoundingClientRect().left + el.scrollWidth) > limit + 0.5,
+    );
+    return wide
+      .filter((el) => !wide.some((other) => other !== el && el.contains(other)))
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').slice(0, 40)}"`);
+  });
+}
+
 /** Saves a full-page screenshot as `.tmp/screenshots/<name>-<width>.png` and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -101,10 +117,14 @@ export async function checkPageAtBothWidths(page: Page, name: string): Promise<v
   for (const size of [NARROW, WIDE]) {
     await page.setViewportSize(size);
     await page.waitForTimeout(50);
+    // taken first, so a failing check leaves a picture of what failed
+    await screenshot(page, name);
     const overflow = await horizontalOverflow(page);
-    if (overflow > 0) throw new Error(`${name} at ${size.width} px overflows by ${overflow} px`);
+    if (overflow > 0) {
+      const culprits = await overflowingElements(page);
+      throw new Error(`${name} at ${size.width} px overflows by ${overflow} px: ${culprits.join('; ')}`);
+    }
     const unlabelled = await unlabelledControls(page);
     if (unlabelled.length > 0) throw new Error(`${name}: controls without a name: ${unlabelled.join('; ')}`);
-    await screenshot(page, name);
   }
 }
