@@ -1,7 +1,7 @@
 /**
  * Real answers validate against the served schemas (CONTRACT section 16): a delegation world over HTTP (root grant,
- * a delegated grant with the delegator's statement, allowed, denied and approval decisions, a revocation) and every
- * route that answers an `ns.*` document. Each `ns.*` document found inside an answer is validated against the
+ * a delegated grant with the delegator's statement, allowed, denied and approval decisions, proof bundles and their
+ * verification, a revocation) and every route that answers an `ns.*` document. Each `ns.*` document found inside an answer is validated against the
  * schema its `schema_version` names, as served by GET /v1/schemas/{name}; documents without `schema_version`
  * (checkpoints, inclusion proofs, audit entries, capabilities, states, policies) against the schema of their route.
  */
@@ -51,6 +51,11 @@ beforeAll(async () => {
       if (node.type === 'scope') await get(`/v1/scopes/${node.ref}`);
     }
   }
+  for (const d of [decisions[0]!, decisions[3]!]) {
+    const bundle = await w.must('POST', '/v1/bundles/assemble', { policy_decision_id: d.body.policy_decision_id });
+    answers.push({ route: 'POST /v1/bundles/assemble', body: bundle });
+    answers.push({ route: 'POST /v1/bundles/verify', body: await w.must('POST', '/v1/bundles/verify', { bundle }) });
+  }
   await get(`/v1/grants/${child.body.grant_id}`);
   await get(`/v1/grants/${child.body.grant_id}/chain`);
   expect((await w.call('POST', `/v1/grants/${child.body.grant_id}/revoke`, {})).status).toBe(200);
@@ -76,11 +81,16 @@ describe('real answers against the served schemas', () => {
     expect([...seen].sort()).toEqual(
       expect.arrayContaining([
         'ns.authority_grant.v1',
+        'ns.authority_proof_bundle.v1',
+        'ns.bundle_verification.v1',
         'ns.decision_map.v1',
         'ns.delegation_chain.v1',
         'ns.delegation_statement.v1',
         'ns.evidence_pack.v1',
+        'ns.purpose_manifest.v1',
+        'ns.runtime_decision.v1',
         'ns.scope_snapshot.v1',
+        'ns.state_snapshot.v1',
         'ns.webhook.v1',
       ]),
     );
