@@ -17,6 +17,8 @@ export interface Fixture {
   /** Ed25519 key pairs generated for this execution, by name: `{{keys.<name>.public_jwk}}`, `sign.key` */
   keys?: string[];
   steps: FixtureStep[];
+  /** run after the steps whatever happened (revoking the credentials a fixture made); their failures are ignored */
+  cleanup?: FixtureStep[];
 }
 
 /** A world: the set-up shared by many fixtures (entities, grants, credentials), run before a fixture's own steps. */
@@ -26,6 +28,8 @@ export interface FixtureWorld {
   vars?: Record<string, unknown>;
   keys?: string[];
   steps: FixtureStep[];
+  /** run after the fixture's own cleanup */
+  cleanup?: FixtureStep[];
 }
 
 export interface FixtureStep {

@@ -7,8 +7,8 @@ import { PREDICATE_TESTS } from './check-predicate.ts';
 import type { Fixture, FixtureWorld } from './fixture.ts';
 import { isConformanceProfile } from './profiles.ts';
 
-const FIXTURE_MEMBERS = ['fixture_id', 'profile', 'title', 'description', 'world', 'vars', 'keys', 'steps'];
-const WORLD_MEMBERS = ['world', 'description', 'vars', 'keys', 'steps'];
+const FIXTURE_MEMBERS = ['fixture_id', 'profile', 'title', 'description', 'world', 'vars', 'keys', 'steps', 'cleanup'];
+const WORLD_MEMBERS = ['world', 'description', 'vars', 'keys', 'steps', 'cleanup'];
 const STEP_MEMBERS = ['id', 'title', 'wait', 'request', 'expect', 'capture'];
 const REQUEST_MEMBERS = [
   'method',
@@ -92,13 +92,18 @@ function checkBody(c: Checker, o: Obj): void {
   if (o.keys !== undefined && (!Array.isArray(o.keys) || o.keys.some((k) => typeof k !== 'string'))) {
     c.error('/keys', 'must be an array of names');
   }
-  if (!Array.isArray(o.steps)) {
-    c.error('/steps', 'must be an array');
+  const ids = new Set<string>();
+  checkSteps(c, o.steps, '/steps', ids);
+  if (o.cleanup !== undefined) checkSteps(c, o.cleanup, '/cleanup', ids);
+}
+
+function checkSteps(c: Checker, steps: unknown, at: string, ids: Set<string>): void {
+  if (!Array.isArray(steps)) {
+    c.error(at, 'must be an array');
     return;
   }
-  const ids = new Set<string>();
-  o.steps.forEach((step, i) => {
-    const path = `/steps/${i}`;
+  steps.forEach((step, i) => {
+    const path = `${at}/${i}`;
     const s = c.object(step, path, STEP_MEMBERS);
     if (!s) return;
     c.string(s, 'id', path);

@@ -28,5 +28,10 @@ describe.each(await testDialects())('conformance kit against aar serve on %s', (
     expect(failed, JSON.stringify(failed, null, 2)).toEqual([]);
     expect(report.summary.passed).toBe(kit.fixtures.length);
     expect(report.passed).toBe(true);
+    // every credential the fixtures made was revoked by their cleanup: only the bootstrap token is left active
+    const tokens = await fetch(`${target.server.base}/v1/tokens?limit=500`, {
+      headers: { authorization: `Bearer ${KIT_TOKEN}` },
+    }).then((r) => r.json() as Promise<{ items: Array<{ revoked_at: string | null }> }>);
+    expect(tokens.items.filter((t) => t.revoked_at === null)).toHaveLength(1);
   }, 240_000);
 });

@@ -63,35 +63,50 @@ export async function runFixture(
   });
   const steps: FixtureStep[] = [...(world?.steps ?? []), ...fixture.steps];
   const state = new FixtureState(fixture, world, env);
+  let outcome: FixtureResult | undefined;
   for (const [index, step] of steps.entries()) {
-    const at = { step: index, ...(step.id === undefined ? {} : { step_id: step.id }) };
-    try {
-      if (step.wait) await state.wait(resolveTemplate(step.wait, state.lookup) as StepWait);
-      const prepared = step.request.repeat
-        ? state.sent(step.request.repeat)
-        : await prepareRequest(resolveTemplate(step.request, state.lookup) as StepRequest, state.prepareContext());
-      if (step.id !== undefined) state.remember(step.id, prepared);
-      const res = await exchange(prepared);
-      if (step.expect) {
-        const expect = resolveTemplate(step.expect, state.lookup) as StepExpect;
-        const failures = await checkExpectations(res, expect, env.schemas, env.jwks);
-        if (failures.length > 0)
-          return result(
-            'failed',
-            failures.map((f) => ({ ...at, ...f })),
-          );
-      }
-      for (const [name, pointer] of Object.entries(step.capture ?? {})) {
-        const read = readPointer(res.json, pointer);
-        if (!read.found) return result('failed', [{ ...at, pointer, message: `capture \`${name}\`: nothing here` }]);
-        state.capture(name, read.value);
-      }
-    } catch (error) {
-      if (error instanceof Skip) return result('skipped', [], error.message);
-      return result('failed', [{ ...at, message: (error as Error).message }]);
-    }
+    const failures = await runStep(step, index, state, env);
+    if (failures instanceof Skip) outcome = result('skipped', [], failures.message);
+    else if (failures.length > 0) outcome = result('failed', failures);
+    if (outcome) break;
   }
-  return result('passed', []);
+  // cleanup runs whatever happened; a cleanup step that cannot run (its captures are missing) is passed over
+  for (const step of [...(fixture.cleanup ?? []), ...(world?.cleanup ?? [])]) {
+    await runStep(step, -1, state, env);
+  }
+  return outcome ?? result('passed', []);
+}
+
+/** Runs one step; returns its failures (empty: it passed), or a Skip when it would wait too long. */
+async function runStep(
+  step: FixtureStep,
+  index: number,
+  state: FixtureState,
+  env: FixtureEnvironment,
+): Promise<FixtureFailure[] | Skip> {
+  const at = { step: index, ...(step.id === undefined ? {} : { step_id: step.id }) };
+  try {
+    if (step.wait) await state.wait(resolveTemplate(step.wait, state.lookup) as StepWait);
+    const prepared = step.request.repeat
+      ? state.sent(step.request.repeat)
+      : await prepareRequest(resolveTemplate(step.request, state.lookup) as StepRequest, state.prepareContext());
+    if (step.id !== undefined) state.remember(step.id, prepared);
+    const res = await exchange(prepared);
+    if (step.expect) {
+      const expect = resolveTemplate(step.expect, state.lookup) as StepExpect;
+      const failures = await checkExpectations(res, expect, env.schemas, env.jwks);
+      if (failures.length > 0) return failures.map((f) => ({ ...at, ...f }));
+    }
+    for (const [name, pointer] of Object.entries(step.capture ?? {})) {
+      const read = readPointer(res.json, pointer);
+      if (!read.found) return [{ ...at, pointer, message: `capture \`${name}\`: nothing here` }];
+      state.capture(name, read.value);
+    }
+    return [];
+  } catch (error) {
+    if (error instanceof Skip) return error;
+    return [{ ...at, message: (error as Error).message }];
+  }
 }
 
 /** Captures, variables, keys and the requests sent, for one execution of one fixture. */
