@@ -7,6 +7,14 @@ import { configFrom, withConfigOptions, type ConfigFlags } from './config-option
 
 const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor'];
 
+type CreateFlags = ConfigFlags & {
+  role: string;
+  principal?: string;
+  label?: string;
+  connector?: string;
+  json?: boolean;
+};
+
 export function registerTokenCommands(program: Command): void {
   const tokens = program.command('tokens').description('manage API tokens');
 
@@ -14,8 +22,9 @@ export function registerTokenCommands(program: Command): void {
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .option('--principal <id>', 'the principal a principal-role token acts for')
     .option('--label <label>', 'a note to recognise the token by')
+    .option('--connector <id>', 'bind it to a catalogue connector (`ns:connector:<family>:<name>`)')
     .option('--json', 'print the whole record as JSON')
-    .action(async (flags: ConfigFlags & { role: string; principal?: string; label?: string; json?: boolean }) => {
+    .action(async (flags: CreateFlags) => {
       if (!(ROLES as readonly string[]).includes(flags.role))
         throw new Error(`--role must be one of ${ROLES.join(', ')}`);
       const ctx = await openRuntime(configFrom(flags));
@@ -24,6 +33,7 @@ export function registerTokenCommands(program: Command): void {
           role: flags.role as Role,
           principal_entity_id: flags.principal,
           label: flags.label,
+          connector_id: flags.connector,
         });
         process.stdout.write(flags.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.token}\n`);
         if (!flags.json)
