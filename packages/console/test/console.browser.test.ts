@@ -258,6 +258,19 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     await checkPageAtBothWidths(page, 'console-connectors');
   });
 
+  it('listings: signed listings with their trust score, each signature checked in the browser', async () => {
+    await nav('Listings');
+    const listings = page.getByRole('list', { name: 'Listings' });
+    await listings.waitFor();
+    const signatures = await page.getByTestId('listing-signature').allTextContents();
+    expect(signatures.length).toBeGreaterThan(0);
+    expect(new Set(signatures)).toEqual(new Set(['signature verified']));
+    await page.getByLabel('Lowest trust score (0-100)').fill('100');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByTestId('listing-signature').count()).toBeLessThan(signatures.length);
+    await checkPageAtBothWidths(page, 'console-listings');
+  });
+
   it('approvals: the principal approves a pending one, and the agent retry is then allowed', async () => {
     await nav('Approvals');
     await page.getByText('Only the principal decides an approval').waitFor();

@@ -12,6 +12,7 @@ import { DecisionsPage } from './pages/decisions-page.tsx';
 import { EntitiesPage } from './pages/entities-page.tsx';
 import { EvidencePage } from './pages/evidence-page.tsx';
 import { GrantsPage } from './pages/grants-page.tsx';
+import { ListingsPage } from './pages/listings-page.tsx';
 import { OverviewPage } from './pages/overview-page.tsx';
 import { WebhooksPage } from './pages/webhooks-page.tsx';
 import { href, useRoute } from './router.ts';
@@ -44,6 +45,7 @@ const SECTIONS: Section[] = [
   { path: 'audit', title: 'Audit chain', roles: ['auditor'], render: () => <AuditPage /> },
   { path: 'webhooks', title: 'Webhooks', roles: [], render: () => <WebhooksPage /> },
   { path: 'connectors', title: 'Connectors', roles: ['auditor', 'principal'], render: () => <ConnectorsPage /> },
+  { path: 'listings', title: 'Listings', roles: ['auditor', 'principal'], render: () => <ListingsPage /> },
 ];
 
 export function ConsoleApp() {
