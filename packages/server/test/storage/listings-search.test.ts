@@ -223,6 +223,20 @@ describe.each(dialects)('marketplace listings on %s', (dialect) => {
     expect(ids(await searchAll('&min_score=70', 3))).toEqual(ids(scored));
   });
 
+  it('the database keeps listings write-once: no update, no delete, for anyone with SQL access', async () => {
+    const db = rt.ctx.store.db;
+    const one = 'ns:listing:acme-travel-agent';
+    await expect(
+      db.updateTable('listings').set({ title: 'changed' }).where('listing_id', '=', one).execute(),
+    ).rejects.toThrow(/write-once/);
+    await expect(db.deleteFrom('listings').where('listing_id', '=', one).execute()).rejects.toThrow(/write-once/);
+    await expect(
+      db.updateTable('listing_facets').set({ value: 'gaming' }).where('value', '=', 'travel').execute(),
+    ).rejects.toThrow(/write-once/);
+    await expect(db.deleteFrom('listing_facets').execute()).rejects.toThrow(/write-once/);
+    expect((await get(`/v1/listings/${one}`)).body.title).toBe('Acme Travel Booking Agent');
+  });
+
   it('two instances on one store serve the same bytes of score, each signing with its own key', async () => {
     const other = await searchAll('', 500, app2);
     expect(ids(other)).toEqual(ids(all));
