@@ -145,6 +145,8 @@ export function errorResponsesOf(route: RouteOptions, isPublic: boolean): Map<nu
     for (const c of ['invalid_id', 'not_found'] as const) codes.add(c);
   if (methods.includes('POST')) {
     for (const code of ['idempotency_in_flight', 'idempotency_key_reused'] as const) codes.add(code);
+    // a credential bound to a connector that requires idempotency (docs/connectors.md)
+    if (!isPublic) codes.add('idempotency_key_required');
   }
   if (writes) codes.add('audit_unavailable');
   for (const code of route.config?.errors ?? []) codes.add(code);
