@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE_PROFILE_IDS, verifyDocument, type Jwks } from '@aar/core';
 import { latestConformanceRun } from '../../src/services/conformance/conformance-runs.ts';
+import { installedKitForTests } from '../support/conformance-kit.ts';
 import { AAR_BIN } from '../support/spawn-server.ts';
 import { startTamperingProxy } from '../support/tampering-proxy.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
@@ -61,6 +62,10 @@ describe('conformance routes', () => {
     expect(report.profiles.map((p: { profile: string }) => p.profile)).toEqual(['ns.core.v1', 'ns.audit_chain.v1']);
     expect(report.results.every((r: { status: string }) => r.status === 'passed')).toBe(true);
     expect(report.summary.fixtures).toBe(report.results.length);
+    expect(installedKitForTests().schemas.validate('ns.conformance_report.v1', report)).toEqual([]);
+    expect(
+      installedKitForTests().schemas.validate('ns.conformance_report.v1', { ...report, passed: 'yes' }),
+    ).not.toEqual([]);
     const jwks = (await call('GET', '/.well-known/jwks.json', undefined, null)).body as Jwks;
     expect(await verifyDocument(report, jwks)).toMatchObject({ valid: true });
     expect(await verifyDocument({ ...report, passed: false }, jwks)).toMatchObject({ valid: false });
