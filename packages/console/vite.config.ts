@@ -15,6 +15,12 @@ export default defineConfig({
   publicDir: false,
   resolve: { conditions: ['aar-source', ...defaultClientConditions] },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // `npm run dev -w packages/console`: the pages from source, the API of a running `aar serve` (AAR_API_URL)
+  server: {
+    proxy: Object.fromEntries(
+      ['/v1', '/.well-known'].map((path) => [path, process.env.AAR_API_URL ?? 'http://127.0.0.1:8080']),
+    ),
+  },
   build: {
     // AAR_CONSOLE_OUT_DIR: the browser tests build into a scratch folder and serve that (never a stale dist/)
     outDir: process.env.AAR_CONSOLE_OUT_DIR ?? fileURLToPath(new URL('./dist', import.meta.url)),
