@@ -71,16 +71,22 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const links = chains.flat();
     const grantIds = [...new Set(links.map((g) => g.grant_id))];
     if (grantIds.length > 0) {
-      if (request.action === 'execute' && request.amount) {
-        const ensured = new Set<string>();
-        for (const g of links) {
-          if (ensured.has(g.grant_id)) continue;
-          ensured.add(g.grant_id);
-          await ENSURE_SPEND_ROW.execute(trx, { grant_id: g.grant_id, day, currency: g.spent_today.currency });
-        }
-      }
       const spendRows = postgres ? SPEND_ROWS_FOR_UPDATE : SPEND_ROWS;
-      for (const row of (await spendRows.execute(trx, { day }, grantIds)).rows) {
+      let rows = (await spendRows.execute(trx, { day }, grantIds)).rows;
+      if (request.action === 'execute' && request.amount && rows.length < grantIds.length) {
+        // The day's first reservation against some grant: create its row (in grant-id order, so two transactions
+        // creating rows of overlapping chains cannot deadlock), then read and lock them all again. A row another
+        // transaction is creating makes the insert wait for it, then do nothing; the second read then sees and
+        // locks it. Every later request of the day reads and locks in one statement.
+        const found = new Set(rows.map((row) => row.grant_id));
+        const currencies = new Map<string, string>();
+        for (const g of links) if (!currencies.has(g.grant_id)) currencies.set(g.grant_id, g.spent_today.currency);
+        for (const grantId of grantIds.filter((id) => !found.has(id)).sort()) {
+          await ENSURE_SPEND_ROW.execute(trx, { grant_id: grantId, day, currency: currencies.get(grantId)! });
+        }
+        rows = (await spendRows.execute(trx, { day }, grantIds)).rows;
+      }
+      for (const row of rows) {
         for (const grant of links) {
           if (grant.grant_id === row.grant_id) {
             grant.spent_today = { minor: Number(row.reserved_minor), currency: row.currency };
