@@ -21,6 +21,9 @@ export function installedKitForTests() {
 
 export interface KitServer {
   server: ServerProcess;
+  /** the SQLite data dir, or the PostgreSQL URL of the server's schema */
+  dataDir: string;
+  databaseUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,8 @@ export async function spawnKitServer(
   });
   return {
     server,
+    dataDir: dir,
+    databaseUrl: schema?.url,
     close: async () => {
       await server.stop();
       await schema?.drop();
