@@ -7,6 +7,7 @@ import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
 import { complianceRoutes } from './compliance.ts';
 import { selfAuditRoutes } from './self-audit.ts';
+import { certificationRoutes } from './certification.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { connectorRoutes } from './connectors.ts';
 import { listingRoutes } from './listings.ts';
@@ -47,6 +48,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await eventTypeRoutes(app, ctx);
   await complianceRoutes(app, ctx);
   await selfAuditRoutes(app, ctx);
+  await certificationRoutes(app, ctx);
   await conformanceRoutes(app, ctx);
   await consoleRoutes(app, ctx);
   await decisionSearchRoutes(app, ctx);

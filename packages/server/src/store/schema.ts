@@ -424,10 +424,22 @@ export interface ApiTokenUsageTable {
   last_used_at: Timestamp;
 }
 
+/** One row per signed certification self-attestation (migration 0012, preview), write-once. */
+export interface CertificationAttestationsTable {
+  seq: Seq;
+  attestation_id: string;
+  conformance_report_id: string;
+  /** the JWS, compact serialisation */
+  compact: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   conformance_runs: ConformanceRunsTable;
   self_audit_runs: SelfAuditRunsTable;
   api_token_usage: ApiTokenUsageTable;
+  certification_attestations: CertificationAttestationsTable;
   store_meta: StoreMetaTable;
   event_operations: EventOperationsTable;
   grant_revocations: GrantRevocationsTable;

@@ -108,6 +108,13 @@ export const SELF_AUDIT_RUNS_GUARD: GuardedTable = {
   stateColumns: [],
 };
 
+/** Guarded from 0012 on: the signed certification self-attestations (services/certification/attestations.ts). */
+export const ATTESTATIONS_GUARD: GuardedTable = {
+  table: 'certification_attestations',
+  uniqueKeys: [['seq'], ['attestation_id']],
+  stateColumns: [],
+};
+
 /** Guarded from 0011 on: the signed proof bundles (services/bundles/assemble-bundle.ts). */
 export const BUNDLES_GUARD: GuardedTable = { table: 'bundles', uniqueKeys: [['seq'], ['bundle_id']], stateColumns: [] };
 

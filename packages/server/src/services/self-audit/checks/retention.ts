@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../../app-context.ts';
 import { AUDIT_RETENTION } from '../../../audit/retention.ts';
 import {
+  ATTESTATIONS_GUARD,
   CONFORMANCE_RUNS_GUARD,
   GUARDED_TABLES,
   SELF_AUDIT_RUNS_GUARD,
@@ -33,7 +34,8 @@ async function tablesWithDeleteGuard(ctx: AppContext, tables: readonly string[])
 }
 
 export async function checkRetention(ctx: AppContext): Promise<SelfAuditCheck> {
-  const tables = [...new Set([...GUARDED_TABLES, CONFORMANCE_RUNS_GUARD.table, SELF_AUDIT_RUNS_GUARD.table])].sort();
+  const extra = [CONFORMANCE_RUNS_GUARD, SELF_AUDIT_RUNS_GUARD, ATTESTATIONS_GUARD].map((g) => g.table);
+  const tables = [...new Set([...GUARDED_TABLES, ...extra])].sort();
   const guarded = await tablesWithDeleteGuard(ctx, tables);
   const unguarded = tables.filter((t) => !guarded.has(t));
   const shortRetention = Object.entries(AUDIT_RETENTION)
