@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ed25519Verify } from '@aar/core';
-import { nativeEd25519Verify } from '../../src/crypto/native-ed25519.ts';
+import { nativeEd25519Verify, nativeEd25519VerifyOffThread } from '../../src/crypto/native-ed25519.ts';
 
 interface WycheproofGroup {
   publicKey: { pk: string };
@@ -28,6 +28,7 @@ describe('native Ed25519 verification', () => {
     const native = await nativeEd25519Verify(hex(t.pk), hex(t.msg), hex(t.sig));
     expect(native).toBe(t.result === 'valid');
     expect(await ed25519Verify(hex(t.pk), hex(t.msg), hex(t.sig))).toBe(native);
+    expect(await nativeEd25519VerifyOffThread(hex(t.pk), hex(t.msg), hex(t.sig))).toBe(native);
   });
 
   it('refuses malformed keys and signatures without throwing', async () => {
@@ -35,5 +36,11 @@ describe('native Ed25519 verification', () => {
     expect(await nativeEd25519Verify(new Uint8Array(31), msg, new Uint8Array(64))).toBe(false);
     expect(await nativeEd25519Verify(new Uint8Array(32), msg, new Uint8Array(63))).toBe(false);
     expect(await nativeEd25519Verify(new Uint8Array(32).fill(255), msg, new Uint8Array(64))).toBe(false);
+    for (const verifier of [nativeEd25519Verify, nativeEd25519VerifyOffThread]) {
+      expect(await verifier(new Uint8Array(31), msg, new Uint8Array(64))).toBe(false);
+      expect(await verifier(new Uint8Array(32), msg, new Uint8Array(63))).toBe(false);
+      expect(await verifier(new Uint8Array(32).fill(255), msg, new Uint8Array(64))).toBe(false);
+      expect(await verifier(new Uint8Array(32), 'not bytes' as never, new Uint8Array(64))).toBe(false);
+    }
   });
 });

@@ -16,7 +16,7 @@ import {
 } from '@aar/core';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { nativeEd25519Verify } from '../../crypto/native-ed25519.ts';
+import { nativeEd25519VerifyOffThread } from '../../crypto/native-ed25519.ts';
 import type { FactReader } from './cached-facts.ts';
 
 export interface PayloadVerification {
@@ -49,7 +49,7 @@ export async function verifyPayload(
     },
     resolveKey,
     now,
-    { windowSeconds: ctx.config.signatureWindowSeconds, ed25519Verify: nativeEd25519Verify, targetUris },
+    { windowSeconds: ctx.config.signatureWindowSeconds, ed25519Verify: nativeEd25519VerifyOffThread, targetUris },
   );
   if (result.status === 'valid' && result.keyid && result.nonce && result.created !== undefined) {
     return { result, nonce: { keyid: actorEntityId, nonce: result.nonce, created: result.created } };
