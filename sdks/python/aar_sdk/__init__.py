@@ -1,6 +1,7 @@
 """Python SDK of the Agent Authority Runtime (CONTRACT section 18): an HTTP client for every route, the RFC 9421
 request signer, and offline verifiers (signed documents, decision maps, evidence packs with replay through a port of
-`decide`, delegation chains, checkpoints and inclusion proofs, the three webhook profiles)."""
+`decide`, delegation chains, checkpoints and inclusion proofs, proof bundles, the three webhook profiles)."""
+from .bundle import BUNDLE_CHECKS, BUNDLE_PARTS, BundleVerification, part_digest, verify_bundle
 from .client import AarClient, Page
 from .decide import decide
 from .decision_map import verify_decision_map
@@ -20,5 +21,5 @@ __all__ = [
     "content_digest", "JwksSource", "jwk_thumbprint", "canonical_json", "canonical_bytes", "parse_json",
     "verify_document", "sign_document", "verify_decision_map", "verify_evidence_pack", "replay_decision", "decide",
     "verify_delegation_chain", "verify_checkpoint", "verify_checkpoint_inclusion", "verify_inclusion_proof_json",
-    "verify_webhook_delivery",
+    "verify_webhook_delivery", "verify_bundle", "BundleVerification", "BUNDLE_CHECKS", "BUNDLE_PARTS", "part_digest",
 ]

@@ -19,7 +19,7 @@ from .decide.refs import (actions_covered_by, is_purchase_action, parse_card_tok
 from .decide.scope import (ALLOWED_LIST_FIELDS, MONEY_FIELDS, compute_effective_scope, inherit_scope,
                            is_non_negative_safe_integer, is_string_array)
 from .jcs import canonical_json
-from .jwks import InvalidJwk, TrustedKeys, jwk_thumbprint, parse_public_ed25519_jwk
+from .jwks import InvalidJwk, TrustedKeys, jwk_thumbprint, look_up_key, parse_public_ed25519_jwk
 from .money import InvalidAmount, parse_amount
 from .signed_document import verify_document
 
@@ -315,7 +315,7 @@ def _verify(chain: Any, trusted: TrustedKeys, now: str, max_links: int) -> Chain
         read.append(current)
         actor = rec.get("actor_entity_id")
         report = {"index": index, "grant_id": grant_id, "actor_entity_id": actor if isinstance(actor, str) else None,
-                  "delegator_signed": False, "state": None}
+                  "delegator_signed": False, "state": None, "revoked_at": None}
         reports.append(report)
 
         def add(code: str, fld: str | None, message: str, _i: int = index, _g: str | None = grant_id) -> None:
@@ -367,6 +367,8 @@ def _verify(chain: Any, trusted: TrustedKeys, now: str, max_links: int) -> Chain
                 problems.append(_problem("malformed_chain", None, None, f"/states/{index}", "does not give the state of this link"))
             else:
                 report["state"] = state["state"]
+                # the moment of the revocation the signed document attests; `as_of` only says when it was read
+                report["revoked_at"] = state["revoked_at"] if isinstance(state.get("revoked_at"), str) else None
                 if state["state"] != "active":
                     add("revoked", None, f"was `{state['state']}` at `{chain.get('as_of')}`")
     root, leaf = read[0]["grant_id"], read[-1]["grant_id"]
@@ -402,10 +404,12 @@ def _check_against_parent(link: dict[str, Any], current: dict[str, Any], parent:
 
 
 def _retired_before(trusted: TrustedKeys, key_id: str | None, issued_at: Any) -> str | None:
-    if not isinstance(trusted, dict) or not key_id or not issued_at:
+    if not key_id or not issued_at:
         return None
-    keys = trusted.get("keys")
-    entry = next((k for k in keys if isinstance(k, dict) and k.get("kid") == key_id), None) if isinstance(keys, list) else None
-    until = entry.get("valid_until") if entry else None
+    try:
+        entry = look_up_key(trusted, key_id)
+    except Exception:  # noqa: BLE001 - an unknown or ambiguous key already failed the signature check
+        return None
+    until = entry.get("valid_until") if isinstance(entry, dict) else None
     until_at = parse_instant(until)
     return str(until) if until_at and compare_instants(issued_at, until_at) > 0 else None
