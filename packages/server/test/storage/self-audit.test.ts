@@ -182,6 +182,33 @@ describe.each(dialects)('self-audit on %s', (dialect) => {
     });
     await world.must('POST', `/v1/webhook-endpoints/${endpoint}/disable`, {});
     expect((await audit()).check('webhook_endpoint_profiles').status).toBe('pass');
+
+    // an https endpoint on the shared_secret profile: a warning (the receiver could forge its own HMAC), not a failure
+    const ctx = rt.ctx as { resolveHost?: unknown };
+    ctx.resolveHost = async () => [{ address: '93.184.216.34', family: 4 }];
+    try {
+      const symmetric = (
+        await world.must('POST', '/v1/webhook-endpoints', {
+          url: 'https://hooks.example.com/in',
+          profile: 'shared_secret',
+        })
+      ).endpoint_id;
+      const warned = await audit();
+      expect(warned.check('webhook_endpoint_profiles')).toMatchObject({
+        status: 'warn',
+        evidence: { shared_secret: [symmetric], not_https: [] },
+        remedy: expect.stringContaining('asymmetric'),
+      });
+      expect(warned.report.summary.warn).toBeGreaterThanOrEqual(1);
+      await world.must('POST', '/v1/webhook-endpoints', { url: 'https://hooks.example.com/signed', profile: 'cose' });
+      await world.must('POST', `/v1/webhook-endpoints/${symmetric}/disable`, {});
+      expect((await audit()).check('webhook_endpoint_profiles')).toMatchObject({
+        status: 'pass',
+        evidence: { enabled_by_profile: { cose: 1, shared_secret: 0 } },
+      });
+    } finally {
+      delete ctx.resolveHost;
+    }
   });
 
   it('a card number written into a stored decision, a dropped DELETE guard and an edited entry are all found', async () => {
