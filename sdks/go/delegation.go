@@ -35,6 +35,8 @@ type ChainLinkReport struct {
 	ActorEntityID   *string `json:"actor_entity_id"`
 	DelegatorSigned bool    `json:"delegator_signed"`
 	State           *string `json:"state"`
+	// RevokedAt is when the link was revoked, as the signed document attests (`states[i].revoked_at`); nil otherwise.
+	RevokedAt *string `json:"revoked_at"`
 }
 
 // DelegationChainVerification is the result: Valid when no problem was found.
@@ -119,7 +121,7 @@ func VerifyDelegationChain(ctx context.Context, chain any, keys KeySource, now s
 		sig := VerifyDocument(ctx, link, keys)
 		if !sig.Valid {
 			addL("link_signature_invalid", "/signature", "does not verify ("+sig.Failure+")")
-		} else if retired := retiredBefore(keys, sig.KeyID, current.issuedAt); retired != "" {
+		} else if retired := retiredBefore(ctx, keys, sig.KeyID, current.issuedAt); retired != "" {
 			addL("link_signature_invalid", "/signature/key_id", "the key was retired at `"+retired+"`")
 		}
 		for _, f := range malformedLinkFields(link) {
@@ -174,6 +176,9 @@ func VerifyDelegationChain(ctx context.Context, chain any, keys KeySource, now s
 				add("malformed_chain", nil, nil, strPtr(fmt.Sprintf("/states/%d", i)), "does not give the state of this link")
 			} else {
 				report.State = strPtr(st)
+				if at, ok := get(state, "revoked_at").(string); ok {
+					report.RevokedAt = strPtr(at)
+				}
 				if st != "active" {
 					addL("revoked", "-", "was `"+st+"` at `"+jsString(get(value, "as_of"))+"`")
 				}
@@ -519,18 +524,17 @@ func checkChainEnds(chain any, read []readLink, add func(string, *int, *string, 
 	expect("delegation_id", delegationID)
 }
 
-func retiredBefore(keys KeySource, keyID string, issuedAt *instant) string {
-	set, ok := keys.(JWKS)
-	if !ok || keyID == "" || issuedAt == nil {
+func retiredBefore(ctx context.Context, keys KeySource, keyID string, issuedAt *instant) string {
+	if keys == nil || keyID == "" || issuedAt == nil {
 		return ""
 	}
-	for _, k := range set.Keys {
-		if k.Kid == keyID {
-			if until, ok := parseInstant(k.ValidUntil); ok && compareInstants(*issuedAt, until) > 0 {
-				return k.ValidUntil
-			}
-			return ""
-		}
+	// an unknown or ambiguous key has already failed the link's signature check
+	k, err := keys.LookupKey(ctx, keyID)
+	if err != nil {
+		return ""
+	}
+	if until, ok := parseInstant(k.ValidUntil); ok && compareInstants(*issuedAt, until) > 0 {
+		return k.ValidUntil
 	}
 	return ""
 }

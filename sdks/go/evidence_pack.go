@@ -155,6 +155,7 @@ type auditEntry struct {
 	AuditID      string
 	Index        float64
 	RecordDigest string
+	SubjectRef   string
 }
 
 // parseAuditEntryText reads the entry strictly (duplicate keys refused, where JSON.parse would keep the last).
@@ -177,7 +178,7 @@ func parseAuditEntryText(v any) (auditEntry, bool) {
 	}
 	return auditEntry{
 		AuditID: get(parsed, "audit_id").(string), Index: get(parsed, "index").(float64),
-		RecordDigest: get(parsed, "record_digest").(string),
+		RecordDigest: get(parsed, "record_digest").(string), SubjectRef: get(parsed, "subject_ref").(string),
 	}, true
 }
 
