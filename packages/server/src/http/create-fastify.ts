@@ -4,9 +4,11 @@
  * two can never drift apart on input handling or authentication.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { AarError } from '@aar/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.ts';
 import { registerGateway } from './gateway.ts';
+import { problemFrom, sendProblem } from './problem.ts';
 import './fastify-types.ts';
 
 export interface BuildAppOptions {
@@ -22,6 +24,20 @@ export async function createFastify(ctx: AppContext, options: BuildAppOptions = 
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // above every id a route accepts (IdParams: 256): Fastify's default of 100 answered a 160-character listing id 414
+    routerOptions: { maxParamLength: 512 },
+    // a URL the router cannot read (bad percent-encoding, a parameter above that) is refused like any other input,
+    // as problem+json naming the URL, instead of Fastify's own JSON shape
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(
+        reply,
+        problemFrom(
+          new AarError('invalid_request', `the url cannot be read (\`${error.code}\`)`, {
+            errors: [{ path: '/url', message: 'is not a valid url, or a path segment is too long' }],
+          }),
+          request,
+        ),
+      ),
   }).withTypeProvider<TypeBoxTypeProvider>();
   await registerGateway(app, ctx);
   return app;

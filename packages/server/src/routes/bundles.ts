@@ -38,7 +38,11 @@ const VerifyBody = Type.Object(
     jwks: Type.Optional(
       Type.Object(
         { keys: Type.Array(Open('an Ed25519 public JWK'), { maxItems: 64 }) },
-        { description: "the keys to judge it by; this service's own JWKS (and audit log) when omitted" },
+        {
+          description:
+            "narrows the keys to judge it by to these of this service's own JWKS (all of them when omitted); a key " +
+            'this service does not publish is 422 `reference_invalid`',
+        },
       ),
     ),
   },
@@ -146,7 +150,7 @@ export async function bundleRoutes(app: FastifyInstance, ctx: AppContext): Promi
   });
 
   r.post('/v1/bundles/verify', {
-    config: { roles },
+    config: { roles, errors: ['reference_invalid'] },
     schema: {
       tags,
       summary: 'Verify a proof bundle: the ten checks, answered as a signed result',
@@ -155,8 +159,10 @@ export async function bundleRoutes(app: FastifyInstance, ctx: AppContext): Promi
         'Runs the ten checks in order (bundle_signature, references_digest, decision_map_signature, ' +
         'evidence_pack_signature, delegation_chain_signatures, delegation_attenuation, checkpoint_signature, ' +
         'audit_inclusion, replay_equal, temporal_validity) and answers a signed `ns.bundle_verification.v1`, ' +
-        '200 also when the bundle is invalid. Judged against `jwks` when given, else against this service keys and ' +
-        'audit log. The same checks run offline: `aar verify-bundle` and the SDKs.',
+        '200 also when the bundle is invalid. Judged against this service keys and audit log only: the answer is ' +
+        'signed by this service, which vouches for no key it did not choose, so `jwks` may only narrow its keys ' +
+        '(422 `reference_invalid` naming a key it does not publish). A bundle of another deployment is verified ' +
+        'offline against that deployment JWKS: `aar verify-bundle --jwks` and the SDKs run the same checks.',
       body: VerifyBody,
       response: { 200: Verification },
     },

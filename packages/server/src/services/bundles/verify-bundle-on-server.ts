@@ -1,8 +1,8 @@
 /**
- * POST /v1/bundles/verify: core's verifyBundle, answered as a signed `ns.bundle_verification.v1`. Without `jwks` the
- * bundle is judged against this service's keys (current and rotated) and its audit log's origin; with `jwks` against
- * those keys alone (a bundle of another deployment), with no origin pinned. The answer is 200 whether the bundle is
- * valid or not, and changes nothing.
+ * POST /v1/bundles/verify: core's verifyBundle, answered as a signed `ns.bundle_verification.v1`. The bundle is judged
+ * against this service's keys (current and rotated) and its audit log's origin; `jwks` only narrows those keys
+ * (trusted-keys.ts: a key this service does not publish is refused 422, never trusted, since the answer carries our
+ * signature). The answer is 200 whether the bundle is valid or not, and changes nothing.
  */
 import {
   BUNDLE_VERIFICATION_SCHEMA,
@@ -14,6 +14,7 @@ import {
 } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import { auditOrigin } from '../../audit/audit-origin.ts';
+import { narrowToOwnKeys } from './trusted-keys.ts';
 
 export interface BundleVerification {
   schema_version: typeof BUNDLE_VERIFICATION_SCHEMA;
@@ -30,10 +31,9 @@ export async function verifyBundleOnServer(
   bundle: unknown,
   jwks: Jwks | undefined,
 ): Promise<BundleVerification> {
-  const result =
-    jwks === undefined
-      ? await verifyBundle(bundle, await ctx.keys.jwks(), { origin: await auditOrigin(ctx) })
-      : await verifyBundle(bundle, jwks);
+  const own = (await ctx.keys.jwks()) as Jwks;
+  const trusted = jwks === undefined ? own : narrowToOwnKeys(own, jwks);
+  const result = await verifyBundle(bundle, trusted, { origin: await auditOrigin(ctx) });
   const id = typeof bundle === 'object' && bundle !== null ? (bundle as Record<string, unknown>).bundle_id : undefined;
   return signDocument(
     {
