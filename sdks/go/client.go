@@ -292,8 +292,15 @@ func (p *Pager) Next(ctx context.Context) (Page, error) {
 	if err := p.client.Do(ctx, http.MethodGet, p.path, p.query, nil, &page); err != nil {
 		return Page{}, err
 	}
-	// An empty page ends a feed too: the events feed may name a cursor after its last event (to resume from).
-	if page.NextCursor == nil || *page.NextCursor == "" || len(page.Items) == 0 || (page.HasMore != nil && !*page.HasMore) {
+	// a list that answers the cursor it was given would be walked forever: a service bug must not hang a client
+	if p.param == "cursor" && p.next != nil && page.NextCursor != nil && *page.NextCursor == *p.next {
+		p.done = true
+		return Page{}, fmt.Errorf("aar: %s answered the cursor %q twice", p.path, *p.next)
+	}
+	// An empty page ends the events feed too (it names a cursor after its last event, to resume from); a list's
+	// filtered page may be empty and still name the next one (listings with `min_score`): read on until it is null.
+	feedDone := p.param == "after" && len(page.Items) == 0
+	if page.NextCursor == nil || *page.NextCursor == "" || feedDone || (page.HasMore != nil && !*page.HasMore) {
 		p.done = true
 	}
 	if page.NextCursor != nil && *page.NextCursor != "" {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,4 +222,64 @@ func TestIntegrationAgainstLiveServer(t *testing.T) {
 	if r := VerifyDelegationChain(ctx, chain, jwksSet, time.Now().UTC().Format(time.RFC3339)); !r.Valid {
 		t.Fatalf("chain: %+v", r.Problems)
 	}
+
+	// The decision's proof bundle: assembled by the service, verified offline in Go (the ten checks), one part read
+	// alone hashes to its reference, and the service's own verification agrees.
+	bundle, err := admin.AssembleBundle(ctx, Object{
+		"policy_decision_id": decision["policy_decision_id"], "purpose": Object{"purpose": "chargeback_dispute"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := VerifyBundle(ctx, bundle, jwksSet, VerifyBundleOptions{}); !v.Valid || len(v.Checks) != 10 {
+		t.Fatalf("bundle: %+v", v.Checks)
+	}
+	stored, err := admin.GetBundle(ctx, bundle["bundle_id"].(string))
+	if err != nil || !sameJSON(stored, bundle) {
+		t.Fatalf("stored bundle differs: %v", err)
+	}
+	part, err := admin.GetBundlePart(ctx, bundle["bundle_id"].(string), "evidence_pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partValue, _ := ParseJSON(part)
+	digest, _ := BundlePartDigest(partValue)
+	if ref := obj(bundle["references"].([]any)[5]); ref["name"] != "evidence_pack" || ref["sha256"] != digest {
+		t.Fatalf("part digest %s, reference %v", digest, ref)
+	}
+	tampered, _ := ParseJSON(mustCanonical(t, bundle))
+	obj(obj(tampered)["runtime_decision"])["decision"] = DecisionDeny
+	if v := VerifyBundle(ctx, tampered, jwksSet, VerifyBundleOptions{}); v.Valid || v.Checks[1].OK {
+		t.Fatalf("a tampered bundle verified: %+v", v.Checks)
+	}
+	remote, err := admin.VerifyBundleRemote(ctx, Object{"bundle": bundle})
+	if err != nil || remote["valid"] != true {
+		t.Fatalf("service verification: %v %v", remote, err)
+	}
+
+	// The console's read routes see the decision; the credential describes itself.
+	found, err := admin.SearchDecisions(url.Values{"actor_entity_id": {agentID}, "decision": {DecisionAllow}}).All(ctx)
+	if err != nil || len(found) != 1 || found[0]["policy_decision_id"] != decision["policy_decision_id"] {
+		t.Fatalf("search: %v %v", found, err)
+	}
+	self, err := agentClient.TokenSelf(ctx)
+	if err != nil || self["role"] != "runtime" || self["token_id"] != runtimeToken["token_id"] {
+		t.Fatalf("tokens/self: %v %v", self, err)
+	}
+	frameworks, err := admin.ComplianceFrameworks(ctx)
+	if err != nil || len(frameworks["frameworks"].([]any)) < 6 {
+		t.Fatalf("frameworks: %v", err)
+	}
+}
+
+func mustCanonical(t *testing.T, v any) []byte {
+	value, err := ToJSONValue(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := Canonicalize(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
