@@ -24,7 +24,9 @@ import { auditOrigin } from './audit-origin.ts';
 import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
 import { DECISION_KINDS } from './record-checks/decision-kinds.ts';
 import type { RecordFailure, RecordFailureReason } from './record-checks/record-findings.ts';
+import { FULL_SCOPE } from './record-checks/record-findings.ts';
 import { verifyRecords } from './record-checks/verify-records.ts';
+import { resumeFromLatestMark, storeMark, type VerificationMark } from './verify/verification-marks.ts';
 import { leafHashOf, NodeRange } from './verify/node-range.ts';
 import { readPageNodes } from './verify/page-nodes.ts';
 
@@ -40,6 +42,7 @@ export type AuditVerifyFailure =
   | 'checkpoint_signature_invalid'
   | 'checkpoint_origin_mismatch'
   | 'tip_mismatch'
+  | 'verification_mark_invalid'
   | RecordFailureReason;
 
 export interface AuditVerification {
@@ -58,6 +61,10 @@ export interface AuditVerification {
   detail?: string;
   /** the latest signed checkpoint, or null when none was made yet */
   checkpoint: SignedCheckpoint | null;
+  /** the first entry this run walked: 0, or the size of the verification mark it resumed from (`from=verified`) */
+  from: number;
+  /** when valid: the signed mark of this result (stored, or the one already stored for this size) */
+  mark: VerificationMark | null;
 }
 
 export interface VerifyAuditLogOptions {
@@ -65,6 +72,10 @@ export interface VerifyAuditLogOptions {
   pageSize?: number;
   /** called after each page with the entries checked so far (progress, memory sampling) */
   onPage?: (checked: number) => void;
+  /** `start` (default): the whole log; `verified`: from the latest verification mark (its absence: the whole log) */
+  from?: 'start' | 'verified';
+  /** store a signed mark when the log is valid (default true) */
+  storeMark?: boolean;
 }
 
 class Invalid extends Error {
@@ -88,10 +99,10 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   const tip = await db.selectFrom('audit_state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const size = Number(tip.size);
   const claimedRoot = encodeBase64(CompactRange.fromJSON(JSON.parse(tip.frontier)).root());
-  const records = await verifyRecords(db, size, await ctx.keys.jwks());
-  const recordFailure = records.first;
-  const range = NodeRange.empty();
+  let from = 0;
+  let range = NodeRange.empty();
   let prevLeafHash = '';
+  let scope = FULL_SCOPE;
   let checked = 0;
   const answer = (extra: Partial<AuditVerification> = {}): AuditVerification => ({
     valid: extra.failure === undefined,
@@ -100,13 +111,34 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
     checked,
     ...extra,
     checkpoint,
+    from,
+    mark: extra.mark ?? null,
   });
+  if (options.from === 'verified') {
+    const resumed = await resumeFromLatestMark(ctx, size);
+    if (!resumed.ok) {
+      return answer({
+        failure: 'verification_mark_invalid',
+        record: { table: 'audit_verifications', id: String(resumed.size) },
+        detail: resumed.detail,
+      });
+    }
+    if (resumed.point) {
+      const { mark } = resumed.point;
+      from = checked = mark.size;
+      range = resumed.point.range;
+      prevLeafHash = mark.last_leaf_hash;
+      scope = { from, after: mark.record_seqs };
+    }
+  }
+  const records = await verifyRecords(db, size, await ctx.keys.jwks(), scope);
+  const recordFailure = records.first;
 
   try {
     while (checked < size) {
       const rows = await db
         .selectFrom('audit_entries')
-        .select(['idx', 'audit_id', 'kind', 'entry', 'leaf_hash'])
+        .select(['idx', 'audit_id', 'entry', 'leaf_hash'])
         .where('idx', '>=', checked)
         .where('idx', '<', size)
         .orderBy('idx')
@@ -145,13 +177,13 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
         if (checkpoint && index + 1 === checkpoint.size && range.root().toString('base64') !== checkpoint.root_hash) {
           throw new Invalid('checkpoint_root_mismatch');
         }
-        if (row.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
+        if (entry.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
           throw new Invalid('record_missing', index, {
             record: { table: 'events', id: row.audit_id },
             detail: 'event',
           });
         }
-        if (DECISION_KINDS.has(row.kind) && !records.decisionAnchored.has(index)) {
+        if (DECISION_KINDS.has(entry.kind) && !records.decisionAnchored.has(index)) {
           throw new Invalid('record_missing', index, {
             record: { table: 'decisions', id: row.audit_id },
             detail: 'decision',
@@ -188,12 +220,22 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
       return answer({ failure: 'checkpoint_signature_invalid' });
     }
   }
-  return answer();
+  if (options.storeMark === false) return answer();
+  const mark = await storeMark(ctx, {
+    size,
+    range,
+    lastLeafHash: prevLeafHash,
+    checkpointSize: checkpoint?.size ?? null,
+    recordSeqs: records.highWater(),
+    walkedFrom: from,
+  });
+  return answer({ mark });
 }
 
 interface ParsedEntry {
   audit_id: unknown;
   index: unknown;
+  kind: string;
   prev_leaf_hash: unknown;
 }
 
@@ -201,6 +243,7 @@ function parseEntry(text: string): ParsedEntry | undefined {
   try {
     const value = JSON.parse(text) as Record<string, unknown> | null;
     if (typeof value !== 'object' || value === null || value.schema_version !== AUDIT_ENTRY_SCHEMA) return undefined;
+    if (typeof value.kind !== 'string') return undefined;
     return value as unknown as ParsedEntry;
   } catch {
     return undefined;

@@ -32,6 +32,7 @@ const TARGETS: Record<string, { key: string; column: string; value: unknown }> =
   audit_entries: { key: 'idx', column: 'kind', value: 'ns.forged' },
   audit_nodes: { key: 'idx', column: 'hash', value: 'AAAA' },
   store_meta: { key: 'key', column: 'value', value: 'evil.example/audit' },
+  audit_verifications: { key: 'size', column: 'root_hash', value: 'AAAA' },
 };
 
 /** JSON.parse reviver for the snapshot's rows: a blob column (decisions.record) went through Buffer's toJSON. */

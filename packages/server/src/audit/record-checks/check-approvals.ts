@@ -16,7 +16,7 @@ import { entriesById } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
 export async function checkApprovals(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
-  let after = -1;
+  let after = findings.scope.after.approvals;
   for (;;) {
     const rows = await db
       .selectFrom('approvals as a')
@@ -56,7 +56,12 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         continue;
       }
       const entry = entries.get(row.audit_ref);
-      if (!entry) continue; // a decision beyond the tip read (concurrent), or unanchored (check-decisions names it)
+      if (!entry) {
+        // a decision beyond the tip read (concurrent), or unanchored (check-decisions names it): the next run's
+        findings.saw('approvals', Number(row.seq), true);
+        continue;
+      }
+      findings.saw('approvals', Number(row.seq));
       const detail = approvalProblem(row as typeof row & { request: string; record: Buffer | null });
       if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
     }

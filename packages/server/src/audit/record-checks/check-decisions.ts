@@ -16,7 +16,7 @@ import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
 export async function checkDecisions(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
-  let after = -1;
+  let after = findings.scope.after.decisions;
   for (;;) {
     const rows = await db
       .selectFrom('decisions')
@@ -36,11 +36,11 @@ export async function checkDecisions(db: Kysely<Database>, findings: RecordFindi
       const record = { table: 'decisions', id: row.policy_decision_id };
       const entry = entries.get(row.audit_ref);
       if (!entry) {
-        if (!(await existsBeyond(db, row.audit_ref, findings.size))) {
-          findings.fail({ reason: 'record_unanchored', record, detail: `audit_ref ${row.audit_ref}` });
-        }
+        if (await existsBeyond(db, row.audit_ref, findings.size)) findings.saw('decisions', Number(row.seq), true);
+        else findings.fail({ reason: 'record_unanchored', record, detail: `audit_ref ${row.audit_ref}` });
         continue;
       }
+      findings.saw('decisions', Number(row.seq));
       findings.decisionAnchored.set(entry.index);
       const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind);
       if (problem) findings.fail({ ...problem, index: entry.index, record });

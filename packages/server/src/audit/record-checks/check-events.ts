@@ -27,7 +27,7 @@ interface EventRow {
 }
 
 export async function checkEvents(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
-  let after = -1;
+  let after = findings.scope.after.events;
   for (;;) {
     const rows: EventRow[] = await db
       .selectFrom('events')
@@ -52,11 +52,14 @@ export async function checkEvents(db: Kysely<Database>, findings: RecordFindings
       const record = { table: 'events', id: row.event_id };
       const entry = envelope ? entries.get(envelope.audit_ref) : undefined;
       if (!envelope || !entry) {
-        if (!envelope || !(await existsBeyond(db, envelope.audit_ref, findings.size))) {
+        if (envelope && (await existsBeyond(db, envelope.audit_ref, findings.size))) {
+          findings.saw('events', Number(row.seq), true);
+        } else {
           findings.fail({ reason: 'record_unanchored', record, detail: envelope ? 'audit_ref' : 'envelope' });
         }
         continue;
       }
+      findings.saw('events', Number(row.seq));
       findings.eventAnchored.set(entry.index);
       const problem = eventProblem(row, envelope, entry, decisions.get(envelope.subject_ref));
       if (problem) findings.fail({ ...problem, index: entry.index, record });

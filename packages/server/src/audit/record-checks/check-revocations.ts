@@ -59,6 +59,8 @@ export async function checkRevocations(
         continue;
       }
       operations.set(op.operation_ref, { template, index: entry.index });
+      // an operation below the run's start was checked, with its events and revocations, by the run that marked it
+      if (entry.index < findings.scope.from) continue;
       const problem = await operationProblem(db, op.operation_ref, template, entry.parsed?.record_digest, pageSize);
       if (problem) findings.fail({ reason: 'record_digest_mismatch', index: entry.index, ...problem });
     }
@@ -68,6 +70,7 @@ export async function checkRevocations(
     .selectFrom('events as e')
     .select(['e.event_id'])
     .where('e.operation_ref', 'is not', null)
+    .where('e.seq', '>', findings.scope.after.events)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -188,6 +191,7 @@ async function checkRevocationRows(
     for (const row of rows) {
       const op = operations.get(row.operation_ref);
       const record = { table: 'grant_revocations', id: row.grant_id };
+      if (op && op.index !== undefined && op.index < findings.scope.from) continue;
       if (!op) {
         if (!(await existsBeyond(db, row.operation_ref, findings.size))) {
           findings.fail({ reason: 'record_unanchored', record, detail: 'operation_ref' });
@@ -216,6 +220,7 @@ async function checkRevocationRows(
     select operation_ref, count(*) as n from grant_revocations group by operation_ref`.execute(db);
   const revocations = new Map(counts.rows.map((r) => [r.operation_ref, Number(r.n)]));
   for (const [ref, op] of operations) {
+    if (op.index !== undefined && op.index < findings.scope.from) continue;
     const events = await db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))

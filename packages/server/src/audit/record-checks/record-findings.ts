@@ -1,7 +1,7 @@
 /**
  * What checking the stored records against the audit chain found (CONTRACT section 8): the first record (by the
  * index of the entry that commits to it) that disagrees with that entry, and which entries have their record.
- * Memory: two bits per entry of the log (1M entries: 250 KB) and one finding.
+ * Memory: two bits per entry checked (1M entries: 250 KB) and one finding.
  */
 export type RecordFailureReason =
   /** the record's digest is not the one its entry commits to (an edited record) */
@@ -24,29 +24,58 @@ export interface RecordFailure {
   detail: string;
 }
 
+/** One bit per entry of [from, size); indices outside are ignored (their records were checked by an earlier run). */
 export class Bitset {
   readonly #bits: Uint8Array;
-  constructor(size: number) {
-    this.#bits = new Uint8Array(Math.ceil(size / 8));
+  constructor(
+    readonly from: number,
+    readonly size: number,
+  ) {
+    this.#bits = new Uint8Array(Math.ceil(Math.max(0, size - from) / 8));
   }
   set(i: number): void {
-    this.#bits[i >> 3]! |= 1 << (i & 7);
+    if (i < this.from || i >= this.size) return;
+    const at = i - this.from;
+    this.#bits[at >> 3]! |= 1 << (at & 7);
   }
   has(i: number): boolean {
-    return (this.#bits[i >> 3]! & (1 << (i & 7))) !== 0;
+    const at = i - this.from;
+    return at >= 0 && i < this.size && (this.#bits[at >> 3]! & (1 << (at & 7))) !== 0;
   }
 }
 
+/** The record tables read in `seq` order, whose progress a verification mark remembers. */
+export const SEQ_TABLES = ['decisions', 'events', 'approvals'] as const;
+export type SeqTable = (typeof SEQ_TABLES)[number];
+export type RecordSeqs = Record<SeqTable, number>;
+
+/**
+ * Which records a run checks: those of entries [from, size) and, for the `seq` tables, the rows after `after`.
+ * A full run: from 0, after 0 (every row). An incremental run: from and after of the verification mark it resumes.
+ */
+export interface RecordScope {
+  from: number;
+  after: RecordSeqs;
+}
+
+export const FULL_SCOPE: RecordScope = { from: 0, after: { decisions: 0, events: 0, approvals: 0 } };
+
 export class RecordFindings {
-  /** entries (below `size`) whose event record was found: every `ns.` entry must have one */
+  /** entries of [from, size) whose event record was found: every `ns.` entry must have one */
   readonly eventAnchored: Bitset;
   /** decision entries whose decision row was found */
   readonly decisionAnchored: Bitset;
   #first: RecordFailure | undefined;
+  readonly #seen: RecordSeqs;
+  readonly #beyond: Partial<RecordSeqs> = {};
 
-  constructor(readonly size: number) {
-    this.eventAnchored = new Bitset(size);
-    this.decisionAnchored = new Bitset(size);
+  constructor(
+    readonly size: number,
+    readonly scope: RecordScope = FULL_SCOPE,
+  ) {
+    this.eventAnchored = new Bitset(scope.from, size);
+    this.decisionAnchored = new Bitset(scope.from, size);
+    this.#seen = { ...scope.after };
   }
 
   /** Keeps the failure at the lowest entry index (one that names no entry ranks last). */
@@ -57,5 +86,26 @@ export class RecordFindings {
 
   get first(): RecordFailure | undefined {
     return this.#first;
+  }
+
+  /** A row of `table` was checked (`beyond`: its entry is at or past `size`, so it waits for the next run). */
+  saw(table: SeqTable, seq: number, beyond = false): void {
+    if (seq > this.#seen[table]) this.#seen[table] = seq;
+    if (beyond && seq <= (this.#beyond[table] ?? Number.MAX_SAFE_INTEGER)) this.#beyond[table] = seq;
+  }
+
+  /**
+   * Per table, the highest `seq` through which every row was checked and anchored below `size`: the next run needs
+   * only the rows after it. Rows of a table are written in write batches, which take the audit tip's lock first, so
+   * their `seq` order is their commit order: a row committed after this run read its table has a higher `seq` than
+   * every row it saw.
+   */
+  highWater(): RecordSeqs {
+    const out = { ...this.#seen };
+    for (const table of SEQ_TABLES) {
+      const beyond = this.#beyond[table];
+      if (beyond !== undefined) out[table] = Math.min(out[table], beyond - 1);
+    }
+    return out;
   }
 }

@@ -3,7 +3,9 @@
  * (CONTRACT section 8), so an edit made with the database's guards dropped is found and named: the entry index, the
  * table and the record. Each table is read in pages joined to its entries by the unique `audit_id` index (no round
  * trip per entry), so memory is O(page) plus two bits per entry (which entries have their records: the chain walk
- * then names an `ns.` entry whose record was deleted).
+ * then names an `ns.` entry whose record was deleted). An incremental run (`scope`, audit/verify/verification-marks.ts)
+ * reads only the rows after the mark's `seq` of each table, and the revocations of operations from its first entry;
+ * evidence packs carry no order of their own and are all checked by every run.
  */
 import type { Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
@@ -13,15 +15,16 @@ import { checkDecisions } from './check-decisions.ts';
 import { checkEvents } from './check-events.ts';
 import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkRevocations } from './check-revocations.ts';
-import { RecordFindings } from './record-findings.ts';
+import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
 
 export async function verifyRecords(
   db: Kysely<Database>,
   size: number,
   jwks: Jwks,
+  scope: RecordScope = FULL_SCOPE,
   pageSize = 2000,
 ): Promise<RecordFindings> {
-  const findings = new RecordFindings(size);
+  const findings = new RecordFindings(size, scope);
   await checkDecisions(db, findings, pageSize);
   await checkEvents(db, findings, pageSize);
   await checkRevocations(db, findings, pageSize * 5);

@@ -119,7 +119,9 @@ export const ATTESTATIONS_GUARD: GuardedTable = {
 export const BUNDLES_GUARD: GuardedTable = { table: 'bundles', uniqueKeys: [['seq'], ['bundle_id']], stateColumns: [] };
 
 /** Every table the database keeps write-once (but for state columns), for tests and docs. */
-export const GUARDED_TABLES: readonly string[] = [...AUDIT_GUARDED, ...RECORD_GUARDED].map((g) => g.table);
+export const GUARDED_TABLES: readonly string[] = [...AUDIT_GUARDED, ...RECORD_GUARDED, AUDIT_VERIFICATIONS_GUARD].map(
+  (g) => g.table,
+);
 
 const refused = (table: string, op: string, detail = ''): string =>
   `aar: ${table} is write-once: ${op} refused${detail}`;
