@@ -17,7 +17,7 @@ import {
 import { registerListing } from '../services/marketplace/register-listing.ts';
 import { searchListings } from '../services/marketplace/search-listings.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
-import { IdParams, Timestamp } from './schemas.ts';
+import { IdParams, SINGLE_LINE_TEXT, Timestamp } from './schemas.ts';
 
 const oneOf = <T extends string>(values: readonly T[], description?: string) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
@@ -28,7 +28,7 @@ const facets = <T extends typeof FacetValue | typeof Jurisdiction>(item: T, desc
   Type.Array(item, { maxItems: MAX_FACET_VALUES, description });
 
 const Publisher = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), tier: oneOf(PUBLISHER_TIERS) },
+  { name: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE_TEXT }), tier: oneOf(PUBLISHER_TIERS) },
   { additionalProperties: false },
 );
 
@@ -36,7 +36,7 @@ const CreateBody = Type.Object(
   {
     listing_id: Type.Optional(Type.String({ maxLength: 160, description: '`ns:listing:<id>`; minted when omitted' })),
     kind: oneOf(LISTING_KINDS),
-    title: Type.String({ minLength: 1, maxLength: 200 }),
+    title: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE_TEXT }),
     publisher: Publisher,
     sectors: facets(FacetValue, 'sectors it serves'),
     regimes: facets(FacetValue, 'regulatory regimes it addresses, e.g. `psd3`, `dora`, `eu_ai_act`'),
@@ -111,7 +111,12 @@ const SearchQuery = Type.Object(
     pricing_model: Type.Optional(oneOf(PRICING_MODELS)),
     publisher_tier: Type.Optional(oneOf(PUBLISHER_TIERS)),
     q: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'case-insensitive text in the title or publisher' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: SINGLE_LINE_TEXT,
+        description: 'case-insensitive text in the title or publisher, matched literally (`%` and `_` included)',
+      }),
     ),
     min_score: Type.Optional(Type.String({ pattern: '^(100|[1-9]?[0-9])$', description: 'trust score 0-100' })),
   },

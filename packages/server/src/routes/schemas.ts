@@ -17,6 +17,13 @@ export const MoneySchema = Type.Object(
 
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/**
+ * A `pattern` for one line of display text: no C0 control character and no DEL. PostgreSQL cannot hold U+0000 in
+ * `text` (the driver fails, a 500) while SQLite stores it, so a field that reaches a column refuses it at the edge,
+ * naming the field, the same on both dialects.
+ */
+export const SINGLE_LINE_TEXT = '^[^\\u0000-\\u001f\\u007f]*$';
+
 /** The three decisions (CONTRACT section 3): a closed set, an `enum` in the document. */
 export const DecisionSchema = Type.Unsafe<Decision>({
   type: 'string',

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
 import { pageRequest, PageQuery, pageSchema } from './pagination.ts';
-import { IdParams, Timestamp } from './schemas.ts';
+import { IdParams, SINGLE_LINE_TEXT, Timestamp } from './schemas.ts';
 
 const Role = Type.Union([
   Type.Literal('admin'),
@@ -33,7 +33,7 @@ const CreateTokenBody = Type.Object(
   {
     role: Role,
     principal_entity_id: Type.Optional(Type.String({ description: 'required for, and only for, the principal role' })),
-    label: Type.Optional(Type.String({ maxLength: 128 })),
+    label: Type.Optional(Type.String({ maxLength: 128, pattern: SINGLE_LINE_TEXT })),
     connector_id: Type.Optional(
       Type.String({
         maxLength: 200,
