@@ -151,13 +151,20 @@ class AarClient:
         return self.request("POST", path, body=body if body is not None else {}, idempotency_key=idempotency_key)
 
     def _pages(self, path: str, cursor_param: str = "cursor", **query: Any) -> Iterator[Any]:
+        """Every item, page after page; a filtered page may be empty and still name the next one (listings with
+        `min_score`), so only a null cursor (or `has_more: false`) ends the walk."""
         cursor: str | None = None
+        seen: set[str] = set()
         while True:
             page = self._get(path, **query, **({cursor_param: cursor} if cursor else {}))
             yield from page.get("items", [])
             cursor = page.get("next_cursor")
             if not cursor or page.get("has_more") is False:
                 return
+            # a list answering a cursor it gave before would be walked forever: a service bug must not hang us
+            if cursor_param == "cursor" and cursor in seen:
+                raise AarNetworkError(f"GET {path}: the service returned the cursor `{cursor}` twice")
+            seen.add(cursor)
 
     # -- discovery, keys, health -----------------------------------------------------------------------------------
     def health(self) -> Any:
@@ -265,6 +272,10 @@ class AarClient:
     def revoke_token(self, token_id: str) -> Any:
         return self.request("DELETE", f"/v1/tokens/{_quote(token_id)}")
 
+    def get_own_token(self) -> Any:
+        """The credential this client authenticates with: `{ token_id, role, principal_entity_id }`, no secret."""
+        return self._get("/v1/tokens/self")
+
     # -- runtime ---------------------------------------------------------------------------------------------------
     def authorize(self, body: dict[str, Any], *, signer: RequestSigner | None = None,
                   idempotency_key: str | None = None) -> Any:
@@ -286,6 +297,18 @@ class AarClient:
 
     def get_decision_map(self, decision_map_id: str) -> Any:
         return self._get(f"/v1/decision-maps/{_quote(decision_map_id)}")
+
+    def search_decisions(self, **query: Any) -> Page:
+        """Decision summaries, newest first: `actor_entity_id`, `principal_entity_id`, `reason`, `decision`, `since`,
+        `until`, `limit`, `cursor`."""
+        return Page(**self._get("/v1/decisions", **query))
+
+    def iter_decisions(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/decisions", **query)
+
+    def decision_stats(self, **query: Any) -> Any:
+        """Counts per reason and per `bucket` (`hour` or `day`), under the same filters as the search."""
+        return self._get("/v1/decisions/stats", **query)
 
     def list_approvals(self, **query: Any) -> Page:
         return Page(**self._get("/v1/approvals", **query))
@@ -311,6 +334,97 @@ class AarClient:
         """The service's own verification (`POST /v1/evidence-packs/verify`); `aar_sdk.verify_evidence_pack` is
         the offline one, which trusts nothing but the JWKS."""
         return self._post("/v1/evidence-packs/verify", pack)
+
+    # -- proof bundles (CONTRACT section 12) ---------------------------------------------------------------------
+    def assemble_bundle(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        """`{ policy_decision_id, purpose?: { purpose, requested_by?, ticket? } }` -> the signed bundle; verify it
+        offline with `aar_sdk.verify_bundle`."""
+        return self._post("/v1/bundles/assemble", body, idempotency_key)
+
+    def get_bundle(self, bundle_id: str) -> Any:
+        return self._get(f"/v1/bundles/{_quote(bundle_id)}")
+
+    def get_bundle_part(self, bundle_id: str, name: str) -> Any:
+        """One part exactly as the bundle holds it (object, list or None): `part_digest` of it is its `sha256`."""
+        return self._get(f"/v1/bundles/{_quote(bundle_id)}/parts/{_quote(name)}")
+
+    def verify_bundle_online(self, bundle: dict[str, Any], jwks: dict[str, Any] | None = None) -> Any:
+        """The service's signed `ns.bundle_verification.v1`; `aar_sdk.verify_bundle` is the offline one."""
+        return self._post("/v1/bundles/verify", {"bundle": bundle, **({"jwks": jwks} if jwks is not None else {})})
+
+    # -- JSON Schemas (CONTRACT section 16) ------------------------------------------------------------------------
+    def list_schemas(self) -> Any:
+        return self._get("/v1/schemas")
+
+    def get_schema(self, name: str) -> Any:
+        """One JSON Schema 2020-12, e.g. `ns.webhook.v1`."""
+        return self._get(f"/v1/schemas/{_quote(name)}")
+
+    # -- compliance, self-audit, certification, conformance (CONTRACT sections 13 and 14) --------------------------
+    def list_compliance_frameworks(self) -> Any:
+        return self._get("/v1/compliance/frameworks")
+
+    def get_compliance_framework(self, framework: str) -> Any:
+        return self._get(f"/v1/compliance/frameworks/{_quote(framework)}")
+
+    def create_compliance_projection(self, body: dict[str, Any], *, format: str | None = None,
+                                     idempotency_key: str | None = None) -> Any:
+        """`{ framework, evidence_pack_ids?, from?, to? }` -> the signed projection; `format="oscal"` gives the
+        same as an OSCAL 1.1 `assessment-results` document."""
+        return self.request("POST", "/v1/compliance/projections", body=body, query={"format": format},
+                            idempotency_key=idempotency_key)
+
+    def create_self_audit_run(self, *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/self-audit/runs", {}, idempotency_key)
+
+    def get_self_audit_run(self, run_id: str) -> Any:
+        return self._get(f"/v1/self-audit/runs/{_quote(run_id)}")
+
+    def create_attestation(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        """Preview: `{ conformance_report_id, statement? }` -> a self-attestation signed as a JWS."""
+        return self._post("/v1/certification/attestations", body, idempotency_key)
+
+    def get_attestation(self, attestation_id: str) -> Any:
+        return self._get(f"/v1/certification/attestations/{_quote(attestation_id)}")
+
+    def verify_attestation_online(self, jws: Any) -> Any:
+        """Preview: `jws` compact (str) or flattened (dict) -> `{ valid, attestation_id, checks }`."""
+        return self._post("/v1/certification/verify", {"jws": jws})
+
+    def list_conformance_profiles(self) -> Any:
+        return self._get("/v1/conformance/profiles")
+
+    def list_conformance_fixtures(self, profile: str | None = None) -> Any:
+        return self._get("/v1/conformance/fixtures", profile=profile)
+
+    def create_conformance_run(self, body: dict[str, Any] | None = None, *, idempotency_key: str | None = None) -> Any:
+        """`{ profiles? }`: the service runs the kit against itself and answers the signed report."""
+        return self._post("/v1/conformance/runs", body or {}, idempotency_key)
+
+    def get_conformance_run(self, report_id: str) -> Any:
+        return self._get(f"/v1/conformance/runs/{_quote(report_id)}")
+
+    # -- connectors and listings (CONTRACT section 15) -------------------------------------------------------------
+    def list_connectors(self, **filters: Any) -> Any:
+        """The catalogue (`{ items }`), filtered by `family`, `connector_type`, `status`, `profile`."""
+        return self._get("/v1/connectors", **filters)
+
+    def get_connector(self, connector_id: str) -> Any:
+        return self._get(f"/v1/connectors/{_quote(connector_id)}")
+
+    def create_listing(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        return self._post("/v1/listings", body, idempotency_key)
+
+    def get_listing(self, listing_id: str) -> Any:
+        return self._get(f"/v1/listings/{_quote(listing_id)}")
+
+    def search_listings(self, **query: Any) -> Page:
+        """`sector`, `regime`, `jurisdiction`, `pricing_model`, `publisher_tier`, `q`, `min_score`, `limit`,
+        `cursor`; with `min_score` a page may hold fewer than `limit` items: use `iter_listings`."""
+        return Page(**self._get("/v1/listings/search", **query))
+
+    def iter_listings(self, **query: Any) -> Iterator[Any]:
+        return self._pages("/v1/listings/search", **query)
 
     # -- events and webhooks ---------------------------------------------------------------------------------------
     def list_events(self, *, after: str | None = None, limit: int | None = None, event_type: str | None = None) -> Page:

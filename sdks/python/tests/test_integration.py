@@ -12,7 +12,8 @@ import urllib.request
 
 import pytest
 
-from aar_sdk import AarApiError, AarClient, RequestSigner, verify_decision_map, verify_evidence_pack
+from aar_sdk import (AarApiError, AarClient, RequestSigner, part_digest, verify_bundle, verify_decision_map,
+                     verify_evidence_pack)
 from aar_sdk.ed25519 import generate_private_key
 from aar_sdk.http_signatures import public_jwk
 from aar_sdk.merkle import verify_checkpoint
@@ -37,7 +38,9 @@ def service():
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "AAR_DATA_DIR": data, "AAR_PORT": str(port), "AAR_HOST": "127.0.0.1",
-           "AAR_BOOTSTRAP_TOKEN": TOKEN, "AAR_ISSUER_URL": base, "AAR_PUBLIC_URL": base, "AAR_LOG_LEVEL": "warn"}
+           "AAR_BOOTSTRAP_TOKEN": TOKEN, "AAR_ISSUER_URL": base, "AAR_PUBLIC_URL": base, "AAR_LOG_LEVEL": "warn",
+           # the sources, never a stale build in packages/server/dist; SQLite, whatever the caller's environment says
+           "AAR_FROM_SOURCE": "1", "DATABASE_URL": ""}
     proc = subprocess.Popen([NODE, str(ROOT / "packages" / "server" / "bin" / "aar.js"), "serve"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
@@ -102,6 +105,25 @@ def test_signed_purchase_verified_offline(service):
     assert (unsigned["decision"], unsigned["reason"]) == ("deny", "payload_signature_missing")
     over = runtime.authorize(dict(purchase, resource={"merchant_id": "grocer-1", "amount": 75, "currency": "EUR"}), signer=signer)
     assert over["reason"] == "amount_above_agent_threshold"
+
+    # the decision's proof bundle: assembled by the service, verified offline in Python (the ten checks), one part
+    # read alone hashes to its reference, and the service's own verification agrees
+    bundle = runtime.assemble_bundle({"policy_decision_id": answer["policy_decision_id"],
+                                      "purpose": {"purpose": "chargeback_dispute", "ticket": "case-1"}})
+    result = verify_bundle(bundle, jwks)
+    assert result.valid and len(result.checks) == 10, result.checks
+    assert admin.get_bundle(bundle["bundle_id"]) == bundle
+    part = admin.get_bundle_part(bundle["bundle_id"], "evidence_pack")
+    assert part_digest(part) == bundle["references"][5]["sha256"]
+    tampered = dict(bundle, runtime_decision=dict(bundle["runtime_decision"], decision="deny"))
+    assert verify_bundle(tampered, jwks).failing()[:2] == ["bundle_signature", "references_digest"]
+    assert admin.verify_bundle_online(bundle)["valid"] is True
+
+    # the console's read routes see the decisions; a credential describes itself
+    found = list(admin.iter_decisions(actor_entity_id="ns:entity:agent:shopper-1", decision="allow_with_constraints"))
+    assert [d["policy_decision_id"] for d in found] == [answer["policy_decision_id"]]
+    assert runtime.get_own_token()["role"] == "runtime"
+    assert {f["framework"] for f in admin.list_compliance_frameworks()["frameworks"]} >= {"soc2", "dora", "psd3"}
 
 
 def test_typed_error_for_a_bad_request(service):
