@@ -67,6 +67,9 @@ function entity(value: string, path: string): string {
 
 function instant(value: string, path: string): string {
   const ms = ISO_INSTANT.test(value) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms)) throw fieldError('invalid_request', path, 'is not an iso 8601 timestamp with a zone');
+  // the UTC instant must keep a four-digit year: `+010000-…` (9999-12-31T23:00-14:00) sorts below every stored text
+  if (!Number.isFinite(ms) || !/^\d{4}-/.test(new Date(ms).toISOString())) {
+    throw fieldError('invalid_request', path, 'is not an iso 8601 timestamp with a zone, years 0000-9999 in utc');
+  }
   return new Date(ms).toISOString();
 }
