@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDelegationWorld } from '../support/delegation-world.ts';
+import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { testDialects } from '../support/dialects.ts';
 import { ADMIN_TOKEN, auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 import { expectProblem, send } from '../security/hostile-support.ts';
@@ -183,5 +184,35 @@ describe.each(dialects)('hostile text in credentials and bundles on %s', (dialec
       payload: { bundle: made.body },
     });
     expect(verified.body.valid, verified.text.slice(0, 500)).toBe(true);
+  });
+});
+
+describe.each(dialects)('decision search filters on %s', (dialect) => {
+  let rt: TestRuntime;
+  let auditor: string;
+  const get = (url: string) => send(rt.app, auditor, { method: 'GET', url });
+  beforeAll(async () => {
+    rt = await startTestRuntime({ dialect });
+    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    const world = await buildPurchaseWorld(base, ADMIN_TOKEN);
+    auditor = (await world.must('POST', '/v1/tokens', { role: 'auditor' })).token;
+    for (let i = 0; i < 2; i++) expect((await world.authorize(world.purchase(10))).status).toBe(200);
+  });
+  afterAll(async () => rt?.close());
+
+  it('ids with `_` and `%` compare literally, instants at the ends of the range work, NUL never reaches the database', async () => {
+    expect((await get('/v1/decisions')).body.items).toHaveLength(2);
+    for (const id of ['ns:entity:agent:shopper_1', 'ns:entity:agent:shopper-_', 'ns:entity:agent:shopper-%25']) {
+      const res = await get(`/v1/decisions?actor_entity_id=${id}`);
+      expect([200, 400], res.text).toContain(res.status);
+      if (res.status === 200) expect(res.body.items).toEqual([]);
+    }
+    const wide = await get('/v1/decisions/stats?since=0000-01-01T00:00:00Z&until=9999-12-31T23:59:59.999Z&bucket=hour');
+    expect(wide.status, wide.text).toBe(200);
+    expect(wide.body.total).toBe(2);
+    for (const query of ['actor_entity_id=ns:entity:agent:a%00', 'reason=deny%00', 'since=2026-01-01T00:00:00Z%00']) {
+      const res = await get(`/v1/decisions?${query}`);
+      expect(res.status, res.text).toBe(400);
+    }
   });
 });
