@@ -1,11 +1,17 @@
 /**
  * The audit-chain benchmark's plumbing, once through with small numbers (no timing assertions): both append modes
  * write what they claim (one commit per append vs fewer commits), the bulk fill makes a log that verifies through
- * the route, and the heap sampler sees every page.
+ * the route (full, then from its verification mark), and the memory sampler sees every page.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BENCH_TOKEN, openBenchRuntime, type BenchRuntime } from './audit-chain/bench-runtime.ts';
-import { fillLog, sampleVerifyHeap, timeVerifyRoute } from './audit-chain/fill-and-verify.ts';
+import {
+  fillLog,
+  hashEveryEntry,
+  readEveryRow,
+  sampleVerifyMemory,
+  timeVerifyRoute,
+} from './audit-chain/fill-and-verify.ts';
 import { appendGroupCommitted, appendOneTransactionEach } from './audit-chain/measure-appends.ts';
 
 describe('audit-chain benchmark', () => {
@@ -25,11 +31,16 @@ describe('audit-chain benchmark', () => {
     expect(Number(size)).toBe(1 + 20 + 600);
   });
 
-  it('fills a log in bulk that verifies, in pages', async () => {
-    await fillLog(rt.ctx, 25_500, 10_000);
+  it('fills a log in bulk that verifies, in pages, then incrementally', async () => {
+    await fillLog(rt.ctx, 25_500);
     const verify = await timeVerifyRoute(rt.app, BENCH_TOKEN);
-    expect(verify.body).toMatchObject({ valid: true, size: 25_501, checked: 25_501 });
-    const heap = await sampleVerifyHeap(rt.ctx);
-    expect(heap.peakHeap).toBeGreaterThan(0);
+    expect(verify.body).toMatchObject({ valid: true, size: 25_501, checked: 25_501, from: 0 });
+    const memory = await sampleVerifyMemory(rt.ctx);
+    expect(memory.peakRss).toBeGreaterThan(0);
+    expect(await readEveryRow(rt.ctx)).toMatchObject({ rows: 25_501 });
+    expect(await hashEveryEntry(rt.ctx)).toMatchObject({ rows: 25_501 });
+    await fillLog(rt.ctx, 300);
+    const incremental = await timeVerifyRoute(rt.app, BENCH_TOKEN, '?from=verified');
+    expect(incremental.body).toMatchObject({ valid: true, from: 25_501, size: 25_801, checked: 25_801 });
   });
 });

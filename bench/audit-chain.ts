@@ -1,18 +1,27 @@
 /**
  * The audit chain (issue 5), in this process on the embedded default (SQLite file, WAL, synchronous FULL):
  * - audit appends per second with group commit vs one transaction (one fsync) per append, in the same run;
- * - `GET /v1/audit/verify` over a log of AAR_BENCH_AUDIT_ENTRIES entries (default 1,000,000), filled first through
- *   the appender's bulk path; the heap is sampled during the call.
+ * - `GET /v1/audit/verify` over a log of AAR_BENCH_AUDIT_ENTRIES entries (default 1,000,000), written first in bulk,
+ *   beside two floors of the same run (reading every entry row; SHA-256 of every entry), with heap and RSS sampled;
+ *   then `?from=verified` after AAR_BENCH_AUDIT_INCREMENTAL more entries (default 10,000).
  * See bench/README.md.
  */
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
 import { BENCH_TOKEN, openBenchRuntime } from './audit-chain/bench-runtime.ts';
-import { fillLog, sampleVerifyHeap, timeVerifyRoute } from './audit-chain/fill-and-verify.ts';
+import { cpus, loadavg } from 'node:os';
+import {
+  fillLog,
+  hashEveryEntry,
+  readEveryRow,
+  sampleVerifyMemory,
+  timeVerifyRoute,
+} from './audit-chain/fill-and-verify.ts';
 import { appendGroupCommitted, appendOneTransactionEach, type AppendRun } from './audit-chain/measure-appends.ts';
 
 const SEQUENTIAL_APPENDS = Number(process.env.AAR_BENCH_AUDIT_SEQUENTIAL ?? 1000);
 const GROUP_APPENDS = Number(process.env.AAR_BENCH_AUDIT_GROUP ?? 20_000);
 const VERIFY_ENTRIES = Number(process.env.AAR_BENCH_AUDIT_ENTRIES ?? 1_000_000);
+const INCREMENTAL_ENTRIES = Number(process.env.AAR_BENCH_AUDIT_INCREMENTAL ?? 10_000);
 
 function rateMeasurement(group: string, name: string, run: AppendRun, baseline = false): Measurement {
   const opsPerSecond = (run.appends * 1000) / run.ms;
@@ -54,22 +63,46 @@ export const auditChain: Benchmark = {
     const big = await openBenchRuntime();
     try {
       const fill = await fillLog(big.ctx, VERIFY_ENTRIES);
+      const read = await readEveryRow(big.ctx);
+      const hash = await hashEveryEntry(big.ctx);
       const verify = await timeVerifyRoute(big.app, BENCH_TOKEN);
-      const heap = await sampleVerifyHeap(big.ctx);
       if (!verify.body.valid || verify.body.checked !== verify.body.size) {
         throw new Error(`the filled log does not verify: ${JSON.stringify(verify.body)}`);
       }
-      const group = `verify ${verify.body.size.toLocaleString('en-US')} entries`;
-      measurements.push({
+      const memory = await sampleVerifyMemory(big.ctx);
+      await fillLog(big.ctx, INCREMENTAL_ENTRIES);
+      const incremental = await timeVerifyRoute(big.app, BENCH_TOKEN, '?from=verified');
+      if (!incremental.body.valid || incremental.body.from !== verify.body.size) {
+        throw new Error(`the incremental run did not resume from the mark: ${JSON.stringify(incremental.body)}`);
+      }
+      const size = verify.body.size.toLocaleString('en-US');
+      const group = `verify ${size} entries`;
+      const one = (name: string, ms: number, baseline = false): Measurement => ({
         group,
-        name: 'GET /v1/audit/verify (chain + tree + nodes + checkpoint)',
-        opsPerSecond: 1000 / verify.ms,
-        meanMs: verify.ms,
+        name,
+        opsPerSecond: 1000 / ms,
+        meanMs: ms,
         samples: 1,
+        ...(baseline ? { baseline } : {}),
       });
+      measurements.push(
+        one('read every entry row (floor: pages of 10,000, nothing computed)', read.ms, true),
+        one('SHA-256 of every entry, node:crypto, in memory (floor)', hash.ms),
+        one('GET /v1/audit/verify (chain + tree + nodes + records + checkpoints)', verify.ms),
+        one(
+          `GET /v1/audit/verify?from=verified (${INCREMENTAL_ENTRIES.toLocaleString('en-US')} new entries)`,
+          incremental.ms,
+        ),
+      );
+      const perSecond = (n: number, ms: number) => Math.round((n * 1000) / ms).toLocaleString('en-US');
       notes.push(
-        `verify: ${verify.body.size.toLocaleString('en-US')} entries in ${(verify.ms / 1000).toFixed(1)} s = ${Math.round((verify.body.size * 1000) / verify.ms).toLocaleString('en-US')} entries/s; pages of 10,000 entries; heap ${mib(heap.heapBefore)} before, at most ${mib(heap.peakHeap)} after any page (a second run, ${(heap.ms / 1000).toFixed(1)} s)`,
-        `fill: ${fill.entries.toLocaleString('en-US')} entries through AuditAppender.appendMany in units of 25,000 in ${(fill.ms / 1000).toFixed(1)} s (${Math.round((fill.entries * 1000) / fill.ms).toLocaleString('en-US')} entries/s, checkpoint included)`,
+        `verify: ${size} entries in ${(verify.ms / 1000).toFixed(2)} s wall, ${(verify.cpuMs / 1000).toFixed(2)} s CPU (${perSecond(verify.body.size, verify.ms)} entries/s); floors in the same run: reading the rows ${(read.ms / 1000).toFixed(2)} s wall / ${(read.cpuMs / 1000).toFixed(2)} s CPU (${(read.bytes / 1024 / 1024).toFixed(0)} MiB of entry text), SHA-256 of the entries ${(hash.ms / 1000).toFixed(2)} s`,
+        `memory (a second full run, sampled after every page of 10,000 entries): heap ${mib(memory.heapBefore)} before, at most ${mib(memory.peakHeap)}; RSS ${mib(memory.rssBefore)} before, at most ${mib(memory.peakRss)} (${(memory.ms / 1000).toFixed(2)} s)`,
+        `incremental: ${INCREMENTAL_ENTRIES.toLocaleString('en-US')} entries appended after the mark of the full run, verified from it in ${incremental.ms.toFixed(0)} ms wall, ${incremental.cpuMs.toFixed(0)} ms CPU`,
+        `fill: ${fill.entries.toLocaleString('en-US')} entries written in bulk (bench/audit-chain/seed-log.ts: the appender's rows, multi-row INSERTs) in ${(fill.ms / 1000).toFixed(1)} s, checkpoint included`,
+        `load average at the end: ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' / ')} on ${cpus().length} cores: wall times above the core count are inflated; CPU times less so`,
       );
     } finally {
       await big.close();

@@ -10,6 +10,7 @@ import { auditChain } from './audit-chain.ts';
 import { authorizeHttp } from './authorize-http.ts';
 import { cliStartup } from './cli-startup.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
+import { decisionStorage } from './decision-storage.ts';
 import { appendResults } from './lib/append-results.ts';
 import { attachRatios } from './lib/attach-ratios.ts';
 import type { Benchmark, BenchReport } from './lib/bench-report.ts';
@@ -22,6 +23,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   decideVsCedar,
   authorizeHttp,
   auditChain,
+  decisionStorage,
   revocationCascade,
   cliStartup,
   webhookDelivery,
