@@ -84,4 +84,36 @@ export const OPERATION_NAMES: Readonly<Record<string, string>> = {
   'POST /v1/webhook-endpoints/{id}/disable': 'disableWebhookEndpoint',
   'GET /v1/webhook-endpoints/{id}/deliveries': 'listWebhookDeliveries',
   'POST /v1/webhook-endpoints/{id}/replay': 'replayWebhookDeliveries',
+
+  // issue 12-14 routes: the client has these methods already (hand-typed in src/client/route-types.ts)
+  'GET /v1/decisions': 'searchDecisions',
+  'GET /v1/decisions/stats': 'getDecisionStats',
+  'GET /v1/tokens/self': 'getOwnToken',
+
+  'POST /v1/bundles/assemble': 'assembleBundle',
+  'GET /v1/bundles/{id}': 'getBundle',
+  'GET /v1/bundles/{id}/parts/{name}': 'getBundlePart',
+  'POST /v1/bundles/verify': 'verifyBundleOnline',
+
+  'GET /v1/schemas': 'listSchemas',
+  'GET /v1/schemas/{name}': 'getSchema',
+
+  'GET /v1/compliance/frameworks': 'listComplianceFrameworks',
+  'GET /v1/compliance/frameworks/{framework}': 'getComplianceFramework',
+  'POST /v1/compliance/projections': 'createComplianceProjection',
+  'POST /v1/self-audit/runs': 'createSelfAuditRun',
+  'GET /v1/self-audit/runs/{id}': 'getSelfAuditRun',
+  'POST /v1/certification/attestations': 'createCertificationAttestation',
+  'GET /v1/certification/attestations/{id}': 'getCertificationAttestation',
+  'POST /v1/certification/verify': 'verifyCertificationAttestation',
+  'GET /v1/conformance/profiles': 'listConformanceProfiles',
+  'GET /v1/conformance/fixtures': 'listConformanceFixtures',
+  'POST /v1/conformance/runs': 'createConformanceRun',
+  'GET /v1/conformance/runs/{id}': 'getConformanceRun',
+
+  'GET /v1/connectors': 'listConnectors',
+  'GET /v1/connectors/{id}': 'getConnector',
+  'POST /v1/listings': 'createListing',
+  'GET /v1/listings/search': 'searchListings',
+  'GET /v1/listings/{id}': 'getListing',
 };

@@ -5,6 +5,7 @@
  * jitter; every POST carries one Idempotency-Key for all its attempts; `authorize(body, { signer })` signs the exact
  * bytes it sends, again for every attempt. Lists have `…All()` async iterators; the events feed is `events()`.
  */
+import type { AuthorityProofBundle } from '@aar/core';
 import type { Operations, OperationName } from '../generated/api-types.ts';
 import { OPERATIONS } from '../generated/operations.ts';
 import type { RequestSigner } from '../request-signer/create-request-signer.ts';
@@ -12,6 +13,32 @@ import { createJwksSource, type JwksSource } from '../jwks/create-jwks-source.ts
 import { EventsFeed, type EventEnvelope, type EventsFeedOptions, type EventsPage } from './events-feed.ts';
 import { paginate } from './paginate.ts';
 import { resolveRetryOptions, type RetryOptions } from './retry-policy.ts';
+import type {
+  AttestationRequest,
+  AttestationVerification,
+  BundleAssembly,
+  BundlePartName,
+  BundleVerificationRequest,
+  CertificationAttestation,
+  ComplianceProjectionOptions,
+  ComplianceProjectionRequest,
+  ConformanceFixtureInfo,
+  ConformanceProfileInfo,
+  ConnectorFilters,
+  DecisionSearchFilters,
+  DecisionStatistics,
+  DecisionStatsFilters,
+  DecisionSummary,
+  FlattenedJws,
+  ItemPage,
+  ListingRegistration,
+  ListingSearchFilters,
+  MarketplaceListing,
+  OwnCredential,
+  SchemaCatalogueEntry,
+  SignedBundleVerification,
+  SignedDocument,
+} from './route-types.ts';
 import { sendRequest, type AarResponse, type QueryValue, type TransportOptions } from './send-request.ts';
 
 export const SDK_VERSION = '0.1.0';
@@ -173,6 +200,28 @@ export class AarClient {
     return response.body;
   }
 
+  /**
+   * A route not yet in the generated operation table (src/generated/, regenerated from docs/openapi.json): the same
+   * transport, retries and Idempotency-Key as every other call.
+   */
+  async #route<T>(
+    method: 'GET' | 'POST',
+    template: string,
+    parts: { params?: Record<string, string>; query?: object | undefined; body?: unknown },
+    options: CallOptions = {},
+  ): Promise<T> {
+    const response = await sendRequest<T>(this.#transport, {
+      method,
+      path: expandPath(template, parts.params),
+      query: parts.query as Record<string, QueryValue> | undefined,
+      body: parts.body,
+      headers: options.headers,
+      idempotencyKey: options.idempotencyKey,
+      signal: options.signal,
+    });
+    return response.body;
+  }
+
   /** Every item of a list operation, page after page. */
   paginate<N extends PaginatedOperation>(
     name: N,
@@ -314,6 +363,10 @@ export class AarClient {
   revokeToken(id: string, options?: CallOptions): Promise<Response<'revokeToken'>> {
     return this.#call('revokeToken', { params: { id } }, options);
   }
+  /** The credential this client authenticates with (id, role, principal); never a secret. */
+  getOwnToken(options?: CallOptions): Promise<OwnCredential> {
+    return this.#route('GET', '/v1/tokens/self', {}, options);
+  }
 
   // -- runtime ------------------------------------------------------------------------------------------------------
   /**
@@ -347,6 +400,19 @@ export class AarClient {
   }
   getDecisionMap(id: string, options?: CallOptions): Promise<Response<'getDecisionMap'>> {
     return this.#call('getDecisionMap', { params: { id } }, options);
+  }
+  /** Decision summaries, newest first (a principal credential sees its own principal's only). */
+  searchDecisions(query?: DecisionSearchFilters, options?: CallOptions): Promise<ItemPage<DecisionSummary>> {
+    return this.#route('GET', '/v1/decisions', { query }, options);
+  }
+  searchDecisionsAll(query: Omit<DecisionSearchFilters, 'cursor'> = {}, options?: CallOptions) {
+    return paginate<DecisionSummary>((cursor) =>
+      this.searchDecisions({ ...query, ...(cursor === undefined ? {} : { cursor }) }, options),
+    );
+  }
+  /** Counts per reason and per UTC hour or day, under the search's filters. */
+  getDecisionStats(query?: DecisionStatsFilters, options?: CallOptions): Promise<DecisionStatistics> {
+    return this.#route('GET', '/v1/decisions/stats', { query }, options);
   }
   listApprovals(query?: Query<'listApprovals'>, options?: CallOptions): Promise<Response<'listApprovals'>> {
     return this.#call('listApprovals', { query }, options);
@@ -483,6 +549,108 @@ export class AarClient {
     options?: CallOptions,
   ): Promise<Response<'replayWebhookDeliveries'>> {
     return this.#call('replayWebhookDeliveries', { params: { id }, body }, options);
+  }
+
+  // -- proof bundles (CONTRACT section 12) ------------------------------------------------------------------------
+  /** The decision's signed `ns.authority_proof_bundle.v1` (stored write-once): verify it offline with verifyBundle. */
+  assembleBundle(body: BundleAssembly, options?: CallOptions): Promise<AuthorityProofBundle> {
+    return this.#route('POST', '/v1/bundles/assemble', { body }, options);
+  }
+  getBundle(id: string, options?: CallOptions): Promise<AuthorityProofBundle> {
+    return this.#route('GET', '/v1/bundles/{id}', { params: { id } }, options);
+  }
+  /** One part exactly as the bundle holds it: `partDigest(part)` is its reference's `sha256`. */
+  getBundlePart(id: string, name: BundlePartName, options?: CallOptions): Promise<unknown> {
+    return this.#route('GET', '/v1/bundles/{id}/parts/{name}', { params: { id, name } }, options);
+  }
+  /** The service's signed verification; verifyBundle() is the offline one, which trusts only the JWKS. */
+  verifyBundleOnline(body: BundleVerificationRequest, options?: CallOptions): Promise<SignedBundleVerification> {
+    return this.#route('POST', '/v1/bundles/verify', { body }, options);
+  }
+
+  // -- JSON Schemas (CONTRACT section 16) ---------------------------------------------------------------------------
+  listSchemas(options?: CallOptions): Promise<{ items: SchemaCatalogueEntry[] }> {
+    return this.#route('GET', '/v1/schemas', {}, options);
+  }
+  /** One JSON Schema 2020-12 by name, e.g. `ns.webhook.v1`. */
+  getSchema(name: string, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#route('GET', '/v1/schemas/{name}', { params: { name } }, options);
+  }
+
+  // -- compliance, self-audit, certification (preview), conformance (CONTRACT sections 13, 14) ----------------------
+  listComplianceFrameworks(options?: CallOptions): Promise<{ frameworks: Record<string, unknown>[] }> {
+    return this.#route('GET', '/v1/compliance/frameworks', {}, options);
+  }
+  /** One framework's `ns.rule_pack.v1` (`soc2`, `iso27001`, `eu_ai_act`, `psd3`, `dora`, `nist_ai_rmf`). */
+  getComplianceFramework(framework: string, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#route('GET', '/v1/compliance/frameworks/{framework}', { params: { framework } }, options);
+  }
+  /** The signed `ns.compliance_projection.v1`, or with `{ format: 'oscal' }` an OSCAL `assessment-results`. */
+  createComplianceProjection(
+    body: ComplianceProjectionRequest,
+    query?: ComplianceProjectionOptions,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    return this.#route('POST', '/v1/compliance/projections', { body, query }, options);
+  }
+  /** A signed `ns.self_audit_report.v1` of this deployment (admin). */
+  createSelfAuditRun(options?: CallOptions): Promise<SignedDocument> {
+    return this.#route('POST', '/v1/self-audit/runs', {}, options);
+  }
+  getSelfAuditRun(id: string, options?: CallOptions): Promise<SignedDocument> {
+    return this.#route('GET', '/v1/self-audit/runs/{id}', { params: { id } }, options);
+  }
+  /** Preview: a self-attestation over a passed conformance report, as a JWS (compact and flattened). */
+  createCertificationAttestation(body: AttestationRequest, options?: CallOptions): Promise<CertificationAttestation> {
+    return this.#route('POST', '/v1/certification/attestations', { body }, options);
+  }
+  getCertificationAttestation(id: string, options?: CallOptions): Promise<CertificationAttestation> {
+    return this.#route('GET', '/v1/certification/attestations/{id}', { params: { id } }, options);
+  }
+  verifyCertificationAttestation(
+    body: { jws: string | FlattenedJws },
+    options?: CallOptions,
+  ): Promise<AttestationVerification> {
+    return this.#route('POST', '/v1/certification/verify', { body }, options);
+  }
+  listConformanceProfiles(options?: CallOptions): Promise<{ kit_version: string; profiles: ConformanceProfileInfo[] }> {
+    return this.#route('GET', '/v1/conformance/profiles', {}, options);
+  }
+  listConformanceFixtures(
+    query?: { profile?: string },
+    options?: CallOptions,
+  ): Promise<{ kit_version: string; kit_digest: string; fixtures: ConformanceFixtureInfo[] }> {
+    return this.#route('GET', '/v1/conformance/fixtures', { query }, options);
+  }
+  /** The service runs the kit against itself (seconds to a minute) and answers the signed report (admin). */
+  createConformanceRun(body: { profiles?: string[] } = {}, options?: CallOptions): Promise<SignedDocument> {
+    return this.#route('POST', '/v1/conformance/runs', { body }, options);
+  }
+  getConformanceRun(id: string, options?: CallOptions): Promise<SignedDocument> {
+    return this.#route('GET', '/v1/conformance/runs/{id}', { params: { id } }, options);
+  }
+
+  // -- connectors and marketplace listings (CONTRACT section 15) ----------------------------------------------------
+  listConnectors(query?: ConnectorFilters, options?: CallOptions): Promise<{ items: Record<string, unknown>[] }> {
+    return this.#route('GET', '/v1/connectors', { query }, options);
+  }
+  getConnector(id: string, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#route('GET', '/v1/connectors/{id}', { params: { id } }, options);
+  }
+  createListing(body: ListingRegistration, options?: CallOptions): Promise<MarketplaceListing> {
+    return this.#route('POST', '/v1/listings', { body }, options);
+  }
+  getListing(id: string, options?: CallOptions): Promise<MarketplaceListing> {
+    return this.#route('GET', '/v1/listings/{id}', { params: { id } }, options);
+  }
+  /** One page; with `min_score` it may hold fewer than `limit` listings, even none: searchListingsAll reads on. */
+  searchListings(query?: ListingSearchFilters, options?: CallOptions): Promise<ItemPage<MarketplaceListing>> {
+    return this.#route('GET', '/v1/listings/search', { query }, options);
+  }
+  searchListingsAll(query: Omit<ListingSearchFilters, 'cursor'> = {}, options?: CallOptions) {
+    return paginate<MarketplaceListing>((cursor) =>
+      this.searchListings({ ...query, ...(cursor === undefined ? {} : { cursor }) }, options),
+    );
   }
 
   // -- audit chain --------------------------------------------------------------------------------------------------
