@@ -3,8 +3,23 @@
  * a deployment passes to claim it; the list is public contract (a new profile is a minor version).
  */
 
+/** The ten profile ids, in the contract's order: the one list the kit, connectors and listings share. */
+export const CONFORMANCE_PROFILES = [
+  'ns.core.v1',
+  'ns.payment_authority.v1',
+  'ns.agent_purchasing.v1',
+  'ns.webhooks.v1',
+  'ns.evidence.v1',
+  'ns.delegation.v1',
+  'ns.audit_chain.v1',
+  'ns.bundles.v1',
+  'ns.compliance.v1',
+  'ns.marketplace.v1',
+] as const;
+export type ConformanceProfileId = (typeof CONFORMANCE_PROFILES)[number];
+
 export interface ConformanceProfile {
-  profile: string;
+  profile: ConformanceProfileId;
   title: string;
   /** what a deployment that passes it has shown */
   description: string;
@@ -78,7 +93,7 @@ export const CONFORMANCE_PROFILE_DEFINITIONS: readonly ConformanceProfile[] = [
   },
 ];
 
-export const CONFORMANCE_PROFILE_IDS: readonly string[] = CONFORMANCE_PROFILE_DEFINITIONS.map((p) => p.profile);
+export const CONFORMANCE_PROFILE_IDS: readonly string[] = CONFORMANCE_PROFILES;
 
 export function isConformanceProfile(value: unknown): value is string {
   return typeof value === 'string' && CONFORMANCE_PROFILE_IDS.includes(value);

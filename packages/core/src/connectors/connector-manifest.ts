@@ -38,20 +38,6 @@ export type SideEffectLevel = (typeof SIDE_EFFECT_LEVELS)[number];
 export const CONNECTOR_STATUSES = ['active', 'beta', 'deprecated'] as const;
 export type ConnectorStatus = (typeof CONNECTOR_STATUSES)[number];
 
-/** The conformance profiles of CONTRACT section 14. */
-export const CONFORMANCE_PROFILES = [
-  'ns.core.v1',
-  'ns.payment_authority.v1',
-  'ns.agent_purchasing.v1',
-  'ns.webhooks.v1',
-  'ns.evidence.v1',
-  'ns.delegation.v1',
-  'ns.audit_chain.v1',
-  'ns.bundles.v1',
-  'ns.compliance.v1',
-  'ns.marketplace.v1',
-] as const;
-
 export const CONNECTOR_ID_PATTERN = '^ns:connector:[a-z][a-z0-9_]{0,31}:[A-Za-z0-9._-]{1,128}$';
 
 export interface ConnectorRisk {

@@ -1,7 +1,6 @@
 // Connector manifests (CONTRACT section 15): the manifest's shape, its closed value lists and the rules its risk
 // block implies. Pure data and checks: the server loads and enforces the catalogue, SDKs and the console may read it.
 export {
-  CONFORMANCE_PROFILES,
   CONNECTOR_FAMILIES,
   CONNECTOR_ID_PATTERN,
   CONNECTOR_STATUSES,
