@@ -59,11 +59,15 @@ export async function measureDecisionStorage(decisions: number): Promise<Storage
       [...grown].map(([t, b]) => [t, { pages: b.pages / decisions, payload: b.payload / decisions }]),
     );
 
+    // each shape's second run is the one timed (the first warms the code paths of that shape up)
     const verify = async () => {
-      const started = performance.now();
-      const res = await rt.app.inject({ method: 'GET', url: '/v1/audit/verify', headers: auth() });
-      const ms = performance.now() - started;
-      if (!res.json().valid) throw new Error(`/verify: ${res.body}`);
+      let ms = 0;
+      for (let run = 0; run < 2; run++) {
+        const started = performance.now();
+        const res = await rt.app.inject({ method: 'GET', url: '/v1/audit/verify', headers: auth() });
+        ms = performance.now() - started;
+        if (!res.json().valid) throw new Error(`/verify: ${res.body}`);
+      }
       return ms;
     };
     const verifyMs = await verify();
