@@ -1,9 +1,12 @@
 /**
- * Appends audit entries inside a write batch (store/write-queue.ts). The tip (size, last leaf hash, compact-range
- * frontier) is read at the start of every batch — under `FOR UPDATE` on PostgreSQL, so batches of all instances
- * append in one order — and written back at its end, in the same transaction as the entries and the state changes
- * they record. A unit of work that fails rolls its entries back with its savepoint, and the appender's in-memory
- * tip with `restore()`.
+ * Appends audit entries inside a write batch (store/write-queue.ts), in the same transaction as the state changes
+ * they record. The tip (size, last leaf hash, compact-range frontier) is read — under `FOR UPDATE` on PostgreSQL, so
+ * batches of all instances append in one order — when the appender is *settled*: at the end of the batch (`flush`),
+ * or earlier when a unit needs positions (`settle`: an entry's index, the size or root for a checkpoint). Until then
+ * the batch's entries wait in memory and are written together at the end: two multi-row INSERTs per batch instead of
+ * two per entry, and on PostgreSQL the tip is locked only for the end of the batch, so the batches of several
+ * instances overlap until then. Once settled, every append is written at once. A unit of work that fails rolls its
+ * entries back with its savepoint, and the appender's memory with `restore()`.
  * INVARIANT: entry i's prev_leaf_hash is entry i-1's leaf hash; audit_nodes holds every perfect subtree hash.
  */
 import { AarError, CompactRange, encodeBase64, mintedId } from '@aar/core';
@@ -43,86 +46,169 @@ export type AuditAppendInput = {
 );
 
 export interface AuditMark {
+  /** entries appended (written or not) at the mark */
+  count: number;
+  /** of those, entries written */
+  written: number;
+  /** the tip after the written ones, when settled at the mark */
+  tip?: { size: number; lastLeafHash: string; frontier: Uint8Array[] };
+}
+
+/** An append waiting for its position; `result.index` is filled in when the entry is written. */
+interface PendingEntry {
+  audit_id: string;
+  kind: string;
+  subject_ref: string;
+  record_digest: string;
+  occurred_at: string;
+  result: { audit_id: string; index: number };
+}
+
+interface Tip {
   size: number;
   lastLeafHash: string;
-  /** copies of the frontier hashes (taken per unit of work: cheaper than their JSON, which only restore needs) */
-  frontier: Uint8Array[];
+  range: CompactRange;
 }
 
 export class AuditAppender {
   readonly #trx: Transaction<Database>;
   readonly #newUuid: () => string;
-  #size: number;
-  #lastLeafHash: string;
-  #range: CompactRange;
+  readonly #postgres: boolean;
+  /** undefined until settled: the tip has not been read (nor locked) yet */
+  #tip: Tip | undefined;
+  readonly #entries: PendingEntry[] = [];
+  #written = 0;
 
-  private constructor(
-    trx: Transaction<Database>,
-    newUuid: () => string,
-    size: number,
-    lastLeafHash: string,
-    range: CompactRange,
-  ) {
+  private constructor(trx: Transaction<Database>, postgres: boolean, newUuid: () => string) {
     this.#trx = trx;
+    this.#postgres = postgres;
     this.#newUuid = newUuid;
-    this.#size = size;
-    this.#lastLeafHash = lastLeafHash;
-    this.#range = range;
   }
 
+  /** An appender that reads (and on PostgreSQL locks) the tip at once: every append is written as it is made. */
   static async begin(trx: Transaction<Database>, postgres: boolean, newUuid: () => string): Promise<AuditAppender> {
-    const [tip] = (await (postgres ? READ_TIP_FOR_UPDATE : READ_TIP).execute(trx, {})).rows;
-    if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
-    const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
-    if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
-    return new AuditAppender(trx, newUuid, Number(tip.size), tip.last_leaf_hash, range);
+    const appender = new AuditAppender(trx, postgres, newUuid);
+    await appender.settle();
+    return appender;
   }
 
+  /** An appender that keeps appends in memory until `settle` or `flush` (the write queue's batches). */
+  static deferred(trx: Transaction<Database>, postgres: boolean, newUuid: () => string): AuditAppender {
+    return new AuditAppender(trx, postgres, newUuid);
+  }
+
+  /** Entries in the log, this batch's included; only once settled (a position is unknown before). */
   get size(): number {
-    return this.#size;
+    return this.#settledTip().size + (this.#entries.length - this.#written);
   }
 
   mark(): AuditMark {
-    return { size: this.#size, lastLeafHash: this.#lastLeafHash, frontier: this.#range.hashes };
+    const tip = this.#tip;
+    return {
+      count: this.#entries.length,
+      written: this.#written,
+      ...(tip ? { tip: { size: tip.size, lastLeafHash: tip.lastLeafHash, frontier: tip.range.hashes } } : {}),
+    };
   }
 
+  /** Back to the mark, after the unit's savepoint was rolled back (which removed what it wrote since the mark). */
   restore(mark: AuditMark): void {
-    this.#size = mark.size;
-    this.#lastLeafHash = mark.lastLeafHash;
-    this.#range = CompactRange.fromJSON({ size: mark.size, hashes: mark.frontier.map(encodeBase64) });
+    this.#entries.length = mark.count;
+    this.#written = mark.written;
+    this.#tip = mark.tip && {
+      size: mark.tip.size,
+      lastLeafHash: mark.tip.lastLeafHash,
+      range: CompactRange.fromJSON({ size: mark.tip.size, hashes: mark.tip.frontier.map(encodeBase64) }),
+    };
   }
 
-  /** MTH of the entries appended so far, this batch's included (what a checkpoint of `size` signs). */
+  /** MTH of the entries appended so far, this batch's included (what a checkpoint of `size` signs); settled only. */
   root(): Uint8Array {
-    return this.#range.root();
+    if (this.#written < this.#entries.length) throw new AarError('internal', 'settle() the appender before root()');
+    return this.#settledTip().range.root();
   }
 
+  /**
+   * Appends one entry. Its `index` is known once it is written: at once when settled, else when the batch is
+   * flushed (before any unit's promise resolves); a unit that needs it inside the batch calls `settle` first.
+   */
   async append(input: AuditAppendInput): Promise<{ audit_id: string; index: number }> {
     const [appended] = await this.appendMany([input]);
     return appended!;
   }
 
   /**
-   * Appends entries in order with multi-row inserts (bulk imports, benchmarks): the same entries as calling
-   * `append` for each, in fewer statements.
+   * Appends entries in order (bulk imports, benchmarks): the same entries as calling `append` for each, written
+   * with multi-row inserts.
    */
   async appendMany(inputs: readonly AuditAppendInput[]): Promise<Array<{ audit_id: string; index: number }>> {
-    const mark = this.mark();
-    const entries: EntryRow[] = [];
-    const nodes: NodeRow[] = [];
+    const results: Array<{ audit_id: string; index: number }> = [];
     for (const input of inputs) {
-      const entry: AuditEntry = {
-        schema_version: AUDIT_ENTRY_SCHEMA,
-        audit_id: input.audit_id ?? mintedId('audit', this.#newUuid()),
-        index: this.#size,
-        occurred_at: input.occurred_at,
+      const auditId = input.audit_id ?? mintedId('audit', this.#newUuid());
+      const result = { audit_id: auditId, index: -1 };
+      this.#entries.push({
+        audit_id: auditId,
         kind: input.kind,
         subject_ref: input.subject_ref,
         record_digest: 'record_digest' in input ? input.record_digest : recordDigest(input.record),
-        prev_leaf_hash: this.#lastLeafHash,
+        occurred_at: input.occurred_at,
+        result,
+      });
+      results.push(result);
+    }
+    if (this.#tip) await this.#writePending();
+    return results;
+  }
+
+  /** Reads (and on PostgreSQL locks) the tip if not yet done, and writes every entry still in memory. */
+  async settle(): Promise<void> {
+    if (!this.#tip) {
+      const [tip] = (await (this.#postgres ? READ_TIP_FOR_UPDATE : READ_TIP).execute(this.#trx, {})).rows;
+      if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
+      const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
+      if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
+      this.#tip = { size: Number(tip.size), lastLeafHash: tip.last_leaf_hash, range };
+    }
+    await this.#writePending();
+  }
+
+  /** Settles, then writes the tip back; called once per batch, after every unit. */
+  async flush(nowIso: string): Promise<void> {
+    await this.settle();
+    const tip = this.#settledTip();
+    await WRITE_TIP.execute(this.#trx, {
+      size: tip.size,
+      last_leaf_hash: tip.lastLeafHash,
+      frontier: JSON.stringify(tip.range.toJSON()),
+      updated_at: nowIso,
+    });
+  }
+
+  #settledTip(): Tip {
+    if (!this.#tip) throw new AarError('internal', 'the audit appender is not settled: call settle() first');
+    return this.#tip;
+  }
+
+  /** Chains the entries not written yet onto the tip and inserts them with their subtree nodes. */
+  async #writePending(): Promise<void> {
+    if (this.#written === this.#entries.length) return;
+    const tip = this.#settledTip();
+    const mark = this.mark();
+    const entries: EntryRow[] = [];
+    const nodes: NodeRow[] = [];
+    for (const pending of this.#entries.slice(this.#written)) {
+      const entry: AuditEntry = {
+        schema_version: AUDIT_ENTRY_SCHEMA,
+        audit_id: pending.audit_id,
+        index: tip.size,
+        occurred_at: pending.occurred_at,
+        kind: pending.kind,
+        subject_ref: pending.subject_ref,
+        record_digest: pending.record_digest,
+        prev_leaf_hash: tip.lastLeafHash,
       };
       const { text, leafHash } = encodeEntry(entry);
-      this.#range.append(new Uint8Array(leafHash), (range, hash) => {
+      tip.range.append(new Uint8Array(leafHash), (range, hash) => {
         const width = range.end - range.begin;
         nodes.push({ level: Math.log2(width), idx: range.begin / width, hash: encodeBase64(hash) });
       });
@@ -136,16 +222,12 @@ export class AuditAppender {
         entry: text,
         leaf_hash: leafB64,
       });
-      this.#size += 1;
-      this.#lastLeafHash = leafB64;
+      pending.result.index = entry.index;
+      tip.size += 1;
+      tip.lastLeafHash = leafB64;
     }
     try {
-      if (entries.length <= PREPARED_ROWS && nodes.length <= PREPARED_ROWS) {
-        if (entries.length > 0) await INSERT_ENTRIES.execute(this.#trx, {}, entries);
-        if (nodes.length > 0) await INSERT_NODES.execute(this.#trx, {}, nodes);
-      } else {
-        await this.#insertInChunks(entries, nodes);
-      }
+      await this.#insert(entries, nodes);
     } catch (error) {
       this.restore(mark);
       // fail closed: the change this entry records is rolled back with it and the caller gets 503
@@ -153,32 +235,31 @@ export class AuditAppender {
         cause: error,
       });
     }
-    return entries.map((e) => ({ audit_id: e.audit_id, index: Number(e.idx) }));
+    this.#written = this.#entries.length;
   }
 
-  /** Bulk appends: multi-row inserts as large as the bound-variable limits allow. */
-  async #insertInChunks(entries: EntryRow[], nodes: NodeRow[]): Promise<void> {
-    for (let i = 0; i < entries.length; i += ENTRY_ROWS_PER_INSERT) {
-      await this.#trx
-        .insertInto('audit_entries')
-        .values(entries.slice(i, i + ENTRY_ROWS_PER_INSERT))
-        .execute();
+  /** Prepared multi-row inserts of up to PREPARED_ROWS rows; bulk appends as large as bound-variable limits allow. */
+  async #insert(entries: EntryRow[], nodes: NodeRow[]): Promise<void> {
+    if (entries.length > ENTRY_ROWS_PER_INSERT / 4 || nodes.length > NODE_ROWS_PER_INSERT / 4) {
+      for (let i = 0; i < entries.length; i += ENTRY_ROWS_PER_INSERT) {
+        await this.#trx
+          .insertInto('audit_entries')
+          .values(entries.slice(i, i + ENTRY_ROWS_PER_INSERT))
+          .execute();
+      }
+      for (let i = 0; i < nodes.length; i += NODE_ROWS_PER_INSERT) {
+        await this.#trx
+          .insertInto('audit_nodes')
+          .values(nodes.slice(i, i + NODE_ROWS_PER_INSERT))
+          .execute();
+      }
+      return;
     }
-    for (let i = 0; i < nodes.length; i += NODE_ROWS_PER_INSERT) {
-      await this.#trx
-        .insertInto('audit_nodes')
-        .values(nodes.slice(i, i + NODE_ROWS_PER_INSERT))
-        .execute();
+    for (let i = 0; i < entries.length; i += PREPARED_ROWS) {
+      await INSERT_ENTRIES.execute(this.#trx, {}, entries.slice(i, i + PREPARED_ROWS));
     }
-  }
-
-  /** Writes the tip back; called once per batch, after every unit. */
-  async flush(nowIso: string): Promise<void> {
-    await WRITE_TIP.execute(this.#trx, {
-      size: this.#size,
-      last_leaf_hash: this.#lastLeafHash,
-      frontier: JSON.stringify(this.#range.toJSON()),
-      updated_at: nowIso,
-    });
+    for (let i = 0; i < nodes.length; i += PREPARED_ROWS) {
+      await INSERT_NODES.execute(this.#trx, {}, nodes.slice(i, i + PREPARED_ROWS));
+    }
   }
 }

@@ -61,12 +61,15 @@ export async function appendExternalEntry(ctx: AppContext, input: ExternalAppend
   if (input.record === undefined) throw fieldError('invalid_request', '/record', 'is required');
   return ctx.writer.run(async (trx) => {
     const occurredAt = ctx.clock.now().toISOString();
-    const { index } = await auditOf(trx).append({
+    const appender = auditOf(trx);
+    const appended = await appender.append({
       kind: input.kind,
       subject_ref: await subjectRefForAudit(trx, input.subject_ref, occurredAt),
       record: input.record,
       occurred_at: occurredAt,
     });
-    return readAuditEntry(trx, index);
+    // written (and so given its index) by settling: the answer reads the entry back as stored
+    await appender.settle();
+    return readAuditEntry(trx, appended.index);
   });
 }

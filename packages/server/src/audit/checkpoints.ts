@@ -53,6 +53,8 @@ export async function signCheckpointIn(
   origin: string,
 ): Promise<{ checkpoint: SignedCheckpoint; signed: boolean }> {
   const appender = auditOf(trx);
+  // the size and root of the log as it is, this batch's earlier entries included: positions need a settled appender
+  await appender.settle();
   const size = appender.size;
   if (size === 0) throw new AarError('conflict', 'the audit log is empty: there is no tree to sign');
   const latest = await latestCheckpoint(trx);

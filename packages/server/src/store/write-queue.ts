@@ -127,12 +127,8 @@ export class WriteQueue {
     this.#units += batch.length;
     try {
       await this.#store.db.transaction().execute(async (trx) => {
-        let appender: AuditAppender;
-        try {
-          appender = await AuditAppender.begin(trx, postgres, this.#newUuid);
-        } catch (error) {
-          throw auditUnavailable(error);
-        }
+        // the tip is read (and locked on PostgreSQL) at the flush, or when a unit settles the appender first
+        const appender = AuditAppender.deferred(trx, postgres, this.#newUuid);
         appenders.set(trx, appender);
         // PostgreSQL: the savepoint of the unit that succeeded last, still to release (see RELEASE_AND_SAVEPOINT)
         let unreleased = false;

@@ -21,7 +21,9 @@ export const CHECKPOINT_SIGNED = 'ns.audit.checkpoint_signed';
 export async function signScheduledCheckpoint(ctx: AppContext): Promise<SignedCheckpoint | null> {
   const origin = await auditOrigin(ctx);
   return ctx.writer.run(async (trx) => {
-    const size = auditOf(trx).size;
+    const appender = auditOf(trx);
+    await appender.settle();
+    const size = appender.size;
     if (size === 0) return null;
     const since = (await latestCheckpoint(trx))?.size ?? 0;
     const arrived = await trx
