@@ -3,6 +3,7 @@ package aar
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -163,5 +164,84 @@ func TestBundleAcceptsRawJSONAndHostileInput(t *testing.T) {
 		if r.Valid || !reflect.DeepEqual(checkNames(r), BundleChecks) || r.Failing()[0] != "bundle_signature" {
 			t.Fatalf("%v: %+v", hostile, r.Checks)
 		}
+	}
+}
+
+// applyBundleEdits applies the differential file's JSON Pointer edits (set `value`, or delete the member).
+func applyBundleEdits(t *testing.T, bundle any, edits []any) any {
+	out := any(deepCopy(t, bundle))
+	for _, e := range edits {
+		edit := obj(e)
+		parts := strings.Split(edit["pointer"].(string), "/")[1:]
+		for i, k := range parts {
+			parts[i] = strings.ReplaceAll(strings.ReplaceAll(k, "~1", "/"), "~0", "~")
+		}
+		node := out
+		for _, k := range parts[:len(parts)-1] {
+			if list, ok := node.([]any); ok {
+				node = list[atoi(t, k)]
+			} else {
+				node = obj(node)[k]
+			}
+		}
+		last := parts[len(parts)-1]
+		value, has := edit["value"]
+		switch n := node.(type) {
+		case []any:
+			n[atoi(t, last)] = value
+		case map[string]any:
+			if has {
+				n[last] = value
+			} else {
+				delete(n, last)
+			}
+		}
+	}
+	return out
+}
+
+func atoi(t *testing.T, s string) int {
+	var n int
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil {
+		t.Fatalf("index %q: %v", s, err)
+	}
+	return n
+}
+
+// TestBundleAgreesWithCoreOnDamagedBundles walks vectors/sdk/bundle-differential.json: seeded damage to
+// vectors/bundles with core's full answer; every check and every detail must be the same.
+func TestBundleAgreesWithCoreOnDamagedBundles(t *testing.T) {
+	sources := map[string]bundleCase{}
+	for _, c := range loadBundleCases(t) {
+		sources[c.file] = c
+	}
+	cases, _ := obj(readJSONFile(t, filepath.Join(repoRoot(t), "vectors", "sdk", "bundle-differential.json")))["cases"].([]any)
+	if len(cases) < 100 {
+		t.Fatalf("only %d differential cases", len(cases))
+	}
+	differ := 0
+	for i, c := range cases {
+		cs := obj(c)
+		src := sources[cs["bundle"].(string)]
+		edits, _ := cs["edits"].([]any)
+		origin, _ := cs["origin"].(string)
+		got := VerifyBundle(context.Background(), applyBundleEdits(t, src.bundle, edits), src.jwks, VerifyBundleOptions{Origin: origin})
+		want := obj(cs["want"])
+		wantChecks := want["checks"].([]any)
+		same := got.Valid == (want["valid"] == true) && len(got.Checks) == len(wantChecks)
+		for j := 0; same && j < len(wantChecks); j++ {
+			w := obj(wantChecks[j])
+			detail, _ := w["detail"].(string)
+			same = got.Checks[j].Name == w["name"] && got.Checks[j].OK == (w["ok"] == true) && got.Checks[j].Detail == detail
+		}
+		if !same {
+			differ++
+			if differ <= 3 {
+				t.Errorf("case %d (%s %v): got %+v, want %v", i, cs["bundle"], edits, got.Checks, wantChecks)
+			}
+		}
+	}
+	if differ > 0 {
+		t.Fatalf("%d of %d cases differ from core", differ, len(cases))
 	}
 }
