@@ -39,7 +39,31 @@ export function parseJsonObjectBody(request: Pick<FastifyRequest, 'method' | 'he
     throw fieldError('invalid_json', '', 'body must be a json object');
   }
   assertNoPan(value);
+  assertNoNul(body, value);
   return value;
+}
+
+/**
+ * U+0000 in any string is refused naming its path: PostgreSQL cannot store it in text (a 500) and SQLite would keep a
+ * value that C-string readers truncate. A raw NUL is already invalid JSON, so only the `\u0000` escape can carry one;
+ * the cheap byte scan keeps the walk off every ordinary body.
+ */
+function assertNoNul(body: Uint8Array, value: unknown): void {
+  if (!/\\u0000/i.test(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1'))) return;
+  const path = findNul(value, '');
+  if (path !== undefined) throw fieldError('invalid_request', path, 'must not contain the NUL character (U+0000)');
+}
+
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\u0000')) return childPath;
+    const found = findNul(child, childPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** JSON is UTF-8 (RFC 8259 section 8.1): a body announced in another charset would be read as something else. */

@@ -57,6 +57,15 @@ describe('strict JSON bodies', () => {
     expect(res.json()).toMatchObject({ code: 'invalid_json', errors: [{ path: '/nested/amount' }] });
   });
 
+  it('refuses a NUL character in any string or key, naming its path; an escaped backslash before u0000 is text', async () => {
+    const inValue = await post('{"items":[{"title":"ok"},{"title":"a\\u0000b"}]}');
+    expect(inValue.statusCode).toBe(400);
+    expect(inValue.json()).toMatchObject({ code: 'invalid_request', errors: [{ path: '/items/1/title' }] });
+    const inKey = await post('{"a\\u0000":1}');
+    expect(inKey.json()).toMatchObject({ code: 'invalid_request', errors: [{ path: '/a\u0000' }] });
+    expect((await post('{"a":"\\\\u0000"}')).json()).toEqual({ body: { a: '\\u0000' } });
+  });
+
   it('refuses a body that is not an object', async () => {
     for (const body of ['[1,2]', '"text"', '42', 'null', 'true']) {
       const res = await post(body);

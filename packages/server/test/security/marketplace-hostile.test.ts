@@ -148,7 +148,7 @@ describe('POST /v1/listings refuses bad input, naming the field, storing nothing
     ['an empty local id', agent({ listing_id: 'ns:listing:' }), 400, 'invalid_id', '/listing_id'],
     ['another kind of id', agent({ listing_id: 'ns:entity:person:alice' }), 400, 'invalid_id', '/listing_id'],
     ['a 161-character id', agent({ listing_id: `ns:listing:${long(150)}` }), 400, 'invalid_request', '/listing_id'],
-    ['a NUL in the id', agent({ listing_id: 'ns:listing:a\u0000b' }), 400, 'invalid_id', '/listing_id'],
+    ['a NUL in the id', agent({ listing_id: 'ns:listing:a\u0000b' }), 400, 'invalid_request', '/listing_id'],
     ['a card number as id', agent({ listing_id: `ns:listing:${TEST_PAN}` }), 400, 'pan_refused', '/listing_id'],
     ['a card number in the title', agent({ title: `Pay with ${TEST_PAN}` }), 400, 'pan_refused', '/title'],
     [

@@ -163,12 +163,18 @@ describe.each(dialects)('hostile text in credentials and bundles on %s', (dialec
     expect(await tokens()).toBe(before);
   });
 
-  it('a bundle whose purpose holds NUL, a right-to-left override and NFD text is stored and served byte for byte', async () => {
+  it('a bundle whose purpose holds a right-to-left override and NFD text is stored and served byte for byte; NUL is refused', async () => {
     const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
     const w = await buildDelegationWorld(base, ADMIN_TOKEN);
     const decision = (await w.authorize('concierge', w.purchase('concierge', 20))).body;
     expect(decision.policy_decision_id).toMatch(/^ns:decision:/);
-    const ticket = 'CASE-\u0000-\u202egnp.exe-e\u0301';
+    const withNul = await send(rt.app, ADMIN_TOKEN, {
+      method: 'POST',
+      url: '/v1/bundles/assemble',
+      payload: { policy_decision_id: decision.policy_decision_id, purpose: { purpose: 'dispute', ticket: 'a\u0000b' } },
+    });
+    expectProblem(withNul, 400, 'invalid_request', '/purpose/ticket');
+    const ticket = 'CASE-\u202egnp.exe-e\u0301';
     const made = await send(rt.app, ADMIN_TOKEN, {
       method: 'POST',
       url: '/v1/bundles/assemble',
