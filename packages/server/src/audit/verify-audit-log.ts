@@ -19,25 +19,29 @@
  */
 import { CompactRange, encodeBase64, verifyDocument } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
-import { AUDIT_ENTRY_SCHEMA } from './audit-entry.ts';
 import { auditOrigin } from './audit-origin.ts';
 import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
-import { DECISION_KINDS } from './record-checks/decision-kinds.ts';
-import type { RecordFailure, RecordFailureReason } from './record-checks/record-findings.ts';
-import { FULL_SCOPE } from './record-checks/record-findings.ts';
+import {
+  FULL_SCOPE,
+  type RecordFailure,
+  type RecordFailureReason,
+  type RecordFindings,
+} from './record-checks/record-findings.ts';
 import { verifyRecords } from './record-checks/verify-records.ts';
+import { NodeRange } from './verify/node-range.ts';
+import { storedStart, walkInWorker } from './verify/parallel-walk.ts';
 import { resumeFromLatestMark, storeMark, type VerificationMark } from './verify/verification-marks.ts';
-import { leafHashOf, NodeRange } from './verify/node-range.ts';
-import { readPageNodes } from './verify/page-nodes.ts';
+import {
+  NEEDS_DECISION,
+  NEEDS_EVENT,
+  walkRange,
+  type ChainFailure,
+  type WalkResult,
+  type WalkStart,
+} from './verify/walk-range.ts';
 
 export type AuditVerifyFailure =
-  | 'entry_missing'
-  | 'leaf_hash_mismatch'
-  | 'malformed_entry'
-  | 'index_mismatch'
-  | 'prev_link_broken'
-  | 'node_mismatch'
-  | 'checkpoint_root_mismatch'
+  | ChainFailure
   | 'checkpoint_beyond_tip'
   | 'checkpoint_signature_invalid'
   | 'checkpoint_origin_mismatch'
@@ -76,20 +80,9 @@ export interface VerifyAuditLogOptions {
   from?: 'start' | 'verified';
   /** store a signed mark when the log is valid (default true) */
   storeMark?: boolean;
+  /** walk on two threads from this many entries on (SQLite file only; default 200,000) */
+  parallelMinEntries?: number;
 }
-
-class Invalid extends Error {
-  constructor(
-    readonly failure: AuditVerifyFailure,
-    readonly index?: number,
-    readonly at?: Pick<RecordFailure, 'record' | 'detail'>,
-  ) {
-    super(failure);
-  }
-}
-
-const recordInvalid = (f: RecordFailure): Invalid =>
-  new Invalid(f.reason, f.index, { record: f.record, detail: f.detail });
 
 export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOptions = {}): Promise<AuditVerification> {
   const db = ctx.store.db;
@@ -99,9 +92,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   const tip = await db.selectFrom('audit_state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const size = Number(tip.size);
   const claimedRoot = encodeBase64(CompactRange.fromJSON(JSON.parse(tip.frontier)).root());
-  let from = 0;
-  let range = NodeRange.empty();
-  let prevLeafHash = '';
+  let start: WalkStart = { index: 0, range: NodeRange.empty(), prevLeafHash: '' };
   let scope = FULL_SCOPE;
   let checked = 0;
   const answer = (extra: Partial<AuditVerification> = {}): AuditVerification => ({
@@ -111,7 +102,7 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
     checked,
     ...extra,
     checkpoint,
-    from,
+    from: start.index,
     mark: extra.mark ?? null,
   });
   if (options.from === 'verified') {
@@ -125,88 +116,50 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
     }
     if (resumed.point) {
       const { mark } = resumed.point;
-      from = checked = mark.size;
-      range = resumed.point.range;
-      prevLeafHash = mark.last_leaf_hash;
-      scope = { from, after: mark.record_seqs };
+      start = { index: mark.size, range: resumed.point.range, prevLeafHash: mark.last_leaf_hash };
+      scope = { from: mark.size, after: mark.record_seqs };
     }
   }
+  checked = start.index;
+  const walkOptions = { pageSize, latest: checkpoint, ...(options.onPage ? { onPage: options.onPage } : {}) };
+
+  // [start, mid) here, [mid, size) on a worker thread when it pays (parallel-walk.ts); the records meanwhile here
+  const mid = await parallelSplit(ctx, start.index, size, options.parallelMinEntries ?? PARALLEL_MIN_ENTRIES);
+  const second = mid
+    ? walkInWorker({
+        file: ctx.store.location,
+        start: mid.index,
+        end: size,
+        frontier: mid.range.toJSON(),
+        prevLeafHash: mid.prevLeafHash,
+        pageSize,
+        latest: checkpoint,
+      })
+    : undefined;
+  second?.catch(() => undefined); // settled below; never an unhandled rejection while this thread works
   const records = await verifyRecords(db, size, await ctx.keys.jwks(), scope);
-  const recordFailure = records.first;
-
-  try {
-    while (checked < size) {
-      const rows = await db
-        .selectFrom('audit_entries')
-        .select(['idx', 'audit_id', 'entry', 'leaf_hash'])
-        .where('idx', '>=', checked)
-        .where('idx', '<', size)
-        .orderBy('idx')
-        .limit(pageSize)
-        .execute();
-      if (rows.length === 0) throw new Invalid('entry_missing', checked);
-      const end = Math.min(Number(rows[rows.length - 1]!.idx) + 1, size);
-      const stored = await readPageNodes(db, checked, end);
-      const checkpoints = await readCheckpointsIn(ctx, checked, end);
-      for (const row of rows) {
-        const index = checked;
-        if (Number(row.idx) !== index) throw new Invalid('entry_missing', index);
-        const leaf = leafHashOf(row.entry);
-        const leafB64 = leaf.toString('base64');
-        if (leafB64 !== row.leaf_hash) throw new Invalid('leaf_hash_mismatch', index);
-        const entry = parseEntry(row.entry);
-        if (!entry || entry.audit_id !== row.audit_id) throw new Invalid('malformed_entry', index);
-        if (entry.index !== index) throw new Invalid('index_mismatch', index);
-        if (entry.prev_leaf_hash !== prevLeafHash) throw new Invalid('prev_link_broken', index);
-        range.append(leaf, (level, at, hash) => {
-          const node = level === 0 ? leafB64 : hash.toString('base64');
-          if (!stored.has(level, at, node)) {
-            throw new Invalid(level === 0 ? 'leaf_hash_mismatch' : 'node_mismatch', at * 2 ** level);
-          }
-        });
-        const signed = checkpoints.get(index + 1);
-        if (signed !== undefined) {
-          const differs = checkpointDiffers(signed, range.root().toString('base64'));
-          if (differs) {
-            throw new Invalid('checkpoint_root_mismatch', undefined, {
-              record: { table: 'audit_checkpoints', id: String(index + 1) },
-              detail: differs,
-            });
-          }
-        }
-        if (checkpoint && index + 1 === checkpoint.size && range.root().toString('base64') !== checkpoint.root_hash) {
-          throw new Invalid('checkpoint_root_mismatch');
-        }
-        if (entry.kind.startsWith('ns.') && !records.eventAnchored.has(index)) {
-          throw new Invalid('record_missing', index, {
-            record: { table: 'events', id: row.audit_id },
-            detail: 'event',
-          });
-        }
-        if (DECISION_KINDS.has(entry.kind) && !records.decisionAnchored.has(index)) {
-          throw new Invalid('record_missing', index, {
-            record: { table: 'decisions', id: row.audit_id },
-            detail: 'decision',
-          });
-        }
-        if (recordFailure?.index === index) throw recordInvalid(recordFailure);
-        prevLeafHash = leafB64;
-        checked += 1;
-      }
-      options.onPage?.(checked);
-    }
-  } catch (error) {
-    if (error instanceof Invalid) {
-      return answer({
-        failure: error.failure,
-        ...(error.index === undefined ? {} : { first_invalid_index: error.index }),
-        ...(error.at ?? {}),
-      });
-    }
-    throw error;
+  const walks: Array<{ from: number; result: WalkResult }> = [];
+  const first = await walkRange(db, start, mid ? mid.index : size, walkOptions);
+  walks.push({ from: start.index, result: first });
+  if (mid && !first.failure) {
+    const result = await second!.catch(() => walkRange(db, mid, size, walkOptions));
+    walks.push({ from: mid.index, result });
   }
 
-  if (tip.last_leaf_hash !== prevLeafHash || range.root().toString('base64') !== claimedRoot) {
+  const found = await firstFailure(db, walks, records);
+  if (found) {
+    checked = found.position;
+    return answer({
+      failure: found.failure,
+      ...(found.index === undefined ? {} : { first_invalid_index: found.index }),
+      ...(found.record ? { record: found.record } : {}),
+      ...(found.detail ? { detail: found.detail } : {}),
+    });
+  }
+  const last = walks[walks.length - 1]!.result;
+  checked = size;
+  const recordFailure = records.first;
+  if (tip.last_leaf_hash !== last.lastLeafHash || last.range.root().toString('base64') !== claimedRoot) {
     return answer({ failure: 'tip_mismatch' });
   }
   if (recordFailure) {
@@ -223,60 +176,75 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   if (options.storeMark === false) return answer();
   const mark = await storeMark(ctx, {
     size,
-    range,
-    lastLeafHash: prevLeafHash,
+    range: last.range,
+    lastLeafHash: last.lastLeafHash,
     checkpointSize: checkpoint?.size ?? null,
     recordSeqs: records.highWater(),
-    walkedFrom: from,
+    walkedFrom: start.index,
   });
   return answer({ mark });
 }
 
-interface ParsedEntry {
-  audit_id: unknown;
-  index: unknown;
-  kind: string;
-  prev_leaf_hash: unknown;
+interface FoundFailure {
+  /** the entry the walk was at */
+  position: number;
+  failure: AuditVerifyFailure;
+  index?: number;
+  record?: RecordFailure['record'];
+  detail?: string;
 }
 
-function parseEntry(text: string): ParsedEntry | undefined {
-  try {
-    const value = JSON.parse(text) as Record<string, unknown> | null;
-    if (typeof value !== 'object' || value === null || value.schema_version !== AUDIT_ENTRY_SCHEMA) return undefined;
-    if (typeof value.kind !== 'string') return undefined;
-    return value as unknown as ParsedEntry;
-  } catch {
-    return undefined;
-  }
-}
+/** Below this many entries to walk, a worker thread costs more than it saves. */
+const PARALLEL_MIN_ENTRIES = 200_000;
 
-/** The stored checkpoints of sizes (begin, end]: one SELECT per page of entries. */
-async function readCheckpointsIn(
+async function parallelSplit(
   ctx: AppContext,
-  begin: number,
-  end: number,
-): Promise<Map<number, { root_hash: string; timestamp: string; document: string }>> {
-  const rows = await ctx.store.db
-    .selectFrom('audit_checkpoints')
-    .select(['size', 'root_hash', 'timestamp', 'document'])
-    .where('size', '>', begin)
-    .where('size', '<=', end)
-    .execute();
-  return new Map(rows.map((r) => [Number(r.size), r]));
+  from: number,
+  size: number,
+  minEntries: number,
+): Promise<WalkStart | undefined> {
+  if (ctx.store.dialect !== 'sqlite' || ctx.store.location === ':memory:' || size - from < minEntries) return undefined;
+  const mid = from + Math.floor((size - from) / 2);
+  return mid > from ? storedStart(ctx.store.db, mid) : undefined;
 }
 
-/** What of a stored checkpoint disagrees with the recomputed root or with its own signed document. */
-function checkpointDiffers(
-  row: { root_hash: string; timestamp: string; document: string },
-  root: string,
-): string | undefined {
-  if (row.root_hash !== root) return 'root_hash';
-  try {
-    const doc = JSON.parse(row.document) as Record<string, unknown>;
-    if (doc.root_hash !== root) return 'document';
-    if (doc.timestamp !== row.timestamp) return 'timestamp';
-  } catch {
-    return 'document';
+/**
+ * The first failure in index order, as one walk over the whole log would meet it: per entry, the chain checks
+ * (the walks stop at their first), then its event and decision rows (`classes` against what the record checks
+ * found), then a record committing at it that failed.
+ */
+async function firstFailure(
+  db: AppContext['store']['db'],
+  walks: ReadonlyArray<{ from: number; result: WalkResult }>,
+  records: RecordFindings,
+): Promise<FoundFailure | undefined> {
+  const recordAt = records.first?.index;
+  for (const { from, result } of walks) {
+    const stop = result.failure?.position ?? from + result.classes.length;
+    for (let index = from; index < stop; index++) {
+      const needs = result.classes[index - from]!;
+      const missing =
+        needs & NEEDS_EVENT && !records.eventAnchored.has(index)
+          ? { table: 'events', detail: 'event' }
+          : needs & NEEDS_DECISION && !records.decisionAnchored.has(index)
+            ? { table: 'decisions', detail: 'decision' }
+            : undefined;
+      if (missing) {
+        const row = await db.selectFrom('audit_entries').select('audit_id').where('idx', '=', index).executeTakeFirst();
+        return {
+          position: index,
+          failure: 'record_missing',
+          index,
+          record: { table: missing.table, id: row?.audit_id ?? '' },
+          detail: missing.detail,
+        };
+      }
+      if (recordAt === index) {
+        const { reason, record, detail } = records.first!;
+        return { position: index, failure: reason, index, record, detail };
+      }
+    }
+    if (result.failure) return result.failure;
   }
   return undefined;
 }
