@@ -53,7 +53,15 @@ export async function runRevocationCascade(options: RevocationCascadeOptions = {
   for (const [size, samples] of plan) {
     for (const dialect of dialects) {
       const results: CascadeSample[] = await measureCascade(dialect, size, samples);
-      const group = `revoke a ${size.toLocaleString('en-US')}-grant subtree`;
+      const group = `revoke a ${size.toLocaleString('en-US')}-grant subtree (${dialect})`;
+      measurements.push({
+        ...toMeasurement(
+          group,
+          `${dialect}: insert ${size.toLocaleString('en-US')} rows in one transaction (floor)`,
+          results.map((r) => r.floorMs),
+        ),
+        baseline: true,
+      });
       measurements.push(
         toMeasurement(
           group,
@@ -93,6 +101,12 @@ export async function runRevocationCascade(options: RevocationCascadeOptions = {
     notes.push('PostgreSQL not reachable: its rows and the cross-instance row are skipped');
   }
   notes.push('each cascade revokes one event and one grant_revocations row per grant, one audit entry per revoke');
+  notes.push(
+    'floor (the baseline of each group, measured just before each cascade on the same store): as many rows as the ' +
+      'cascade revokes grants, event-shaped (4 text columns, text primary key), inserted in ONE transaction by ' +
+      'multi-row INSERTs of 500 rows with bound parameters, BEGIN to COMMIT; the cascade writes twice as many rows ' +
+      '(one grant_revocations row and one event per grant) into indexed, guarded tables, plus its audit entry',
+  );
   notes.push(
     'service = `elapsed_ms` of the answer (call to commit); CPU time = user + system of the process during the call ' +
       '(service and client, in one process; fsync waits excluded): on a shared machine, the wall time is the CPU ' +

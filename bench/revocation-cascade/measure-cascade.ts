@@ -3,9 +3,12 @@
  * root grant per sample with `size - 1` grants inserted below it (the fixture; not timed), then
  * `POST /v1/grants/{root}/revoke` over loopback HTTP, timed from the call to the answer (and in CPU time). Every answer is checked:
  * the count must be `size`, and the events of the operation must all be there.
+ * Before each cascade, the floor it is compared with: `size` rows of the shape of its event rows (id, subject,
+ * operation, instant; a text primary key) inserted in ONE transaction into a scratch table of the same store, the
+ * usual way (multi-row INSERTs of 500 rows with bound parameters), timed from BEGIN to COMMIT; then dropped.
  */
-import { sql } from 'kysely';
-import type { Dialect } from '../../packages/server/src/store/index.ts';
+import { sql, type Kysely } from 'kysely';
+import type { Database, Dialect } from '../../packages/server/src/store/index.ts';
 import {
   buildDelegationWorld,
   CARD,
@@ -26,6 +29,34 @@ export interface CascadeSample {
    * spent, whatever else shares its cores. Excludes waiting for fsync; PostgreSQL's own work runs elsewhere.
    */
   cpuMs: number;
+  /** the floor: inserting `size` rows in one transaction, same store, just before, ms */
+  floorMs: number;
+}
+
+const FLOOR_BATCH = 500;
+
+/** Inserts `size` event-shaped rows in one transaction into a scratch table; returns the time from BEGIN to COMMIT. */
+async function insertFloor(db: Kysely<Database>, size: number, run: number): Promise<number> {
+  const table = `bench_insert_floor_${run}`;
+  await sql`create table ${sql.table(table)} (
+    id text primary key, subject text not null, operation text not null, at text not null)`.execute(db);
+  const at = new Date().toISOString();
+  const operation = `ns:audit:0196ffff-0000-7000-8000-${String(run).padStart(12, '0')}`;
+  try {
+    const started = performance.now();
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < size; i += FLOOR_BATCH) {
+        const rows = Array.from({ length: Math.min(FLOOR_BATCH, size - i) }, (_, j) => {
+          const n = String(i + j).padStart(12, '0');
+          return sql`(${`ns:event:0196ffff-0000-7000-8000-${n}`}, ${`ns:authority:grant:0196ffff-0000-7000-8000-${n}`}, ${operation}, ${at})`;
+        });
+        await sql`insert into ${sql.table(table)} (id, subject, operation, at) values ${sql.join(rows)}`.execute(trx);
+      }
+    });
+    return performance.now() - started;
+  } finally {
+    await sql`drop table ${sql.table(table)}`.execute(db);
+  }
 }
 
 export async function measureCascade(dialect: Dialect, size: number, samples: number): Promise<CascadeSample[]> {
@@ -47,6 +78,7 @@ export async function measureCascade(dialect: Dialect, size: number, samples: nu
         scope: { ...ROOT_SCOPE, valid_until: inOneYear() },
       });
       await insertGrantTree(rt.ctx, { root, size, template });
+      const floorMs = await insertFloor(rt.ctx.store.db, size, i);
       const cpu = process.cpuUsage();
       const started = performance.now();
       const res = await w.call('POST', `/v1/grants/${root.grant_id}/revoke`);
@@ -60,7 +92,7 @@ export async function measureCascade(dialect: Dialect, size: number, samples: nu
         select count(*) as n from events where event_type = 'ns.authority.revoked'
         and operation_ref = ${res.body.audit_ref}`.execute(rt.ctx.store.db);
       if (Number(rows[0]?.n) !== size) throw new Error(`expected ${size} revoked events, found ${rows[0]?.n}`);
-      out.push({ wallMs, serviceMs: res.body.elapsed_ms, cpuMs });
+      out.push({ wallMs, serviceMs: res.body.elapsed_ms, cpuMs, floorMs });
     }
     return out;
   } finally {

@@ -48,69 +48,175 @@ export async function writeRevocationCascade(
   input: RevocationCascadeInput,
 ): Promise<number> {
   const postgres = ctx.store.dialect === 'postgres';
-  await collectSubtree(trx, postgres, input.root);
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from aar_cascade`.execute(trx);
-  const count = Number(rows[0]?.n ?? 0);
-  if (count > 0) {
-    const ids = eventIdScheme(ctx.newUuid(), postgres);
-    await sql`insert into grant_revocations (grant_id, revoked_at, operation_ref, cascade_root)
-      select grant_id, ${input.now}, ${input.audit_ref}, ${input.root} from aar_cascade order by grant_id`.execute(trx);
-    await insertEvents(trx, postgres, input, ids);
-    await appendAuditEntry(trx, ctx, input, ids, count, await eventLines(trx, postgres, ids));
-  }
-  await sql`delete from aar_cascade`.execute(trx);
-  return count;
-}
-
-async function collectSubtree(trx: Transaction<Database>, postgres: boolean, root: string): Promise<void> {
-  await sql`create temporary table if not exists aar_cascade (
-    n integer primary key, grant_id text not null, principal_entity_id text not null, capability_id text not null
-  )`.execute(trx);
-  await sql`delete from aar_cascade`.execute(trx);
+  // the rows below bypass appendEvent: the catalogue check is made here, once per operation
+  assertCatalogued(REVOKED_EVENT, input.reason_code);
   const rootRow = await trx
     .selectFrom('grants')
     .select('parent_grant_id')
-    .where('grant_id', '=', root)
+    .where('grant_id', '=', input.root)
     .executeTakeFirst();
-  if (rootRow && rootRow.parent_grant_id === null) {
-    // A root grant's subtree is its whole tree: every grant carries root_grant_id (index grants_tree).
-    await sql`insert into aar_cascade (n, grant_id, principal_entity_id, capability_id)
-      select row_number() over (), g.grant_id, g.principal_entity_id, g.capability_id
+  const source = activeSubtree(input.root, rootRow !== undefined && rootRow.parent_grant_id === null);
+  const ids = eventIdScheme(ctx.newUuid(), postgres);
+  const template = JSON.stringify(operationTemplate(input));
+  const { count, lines } = postgres
+    ? await writeInOneStatement(trx, input, source, ids, template)
+    : await writeThroughTemporaryTable(trx, input, source, ids, template);
+  if (count > 0) await appendAuditEntry(trx, ctx, input, ids, count, lines);
+  return count;
+}
+
+/**
+ * The WITH members naming `cascade_src`: the active, not yet revoked grants of the subtree (grant_id,
+ * principal_entity_id, capability_id), in any order.
+ */
+function activeSubtree(root: string, wholeTree: boolean): RawBuilder<unknown> {
+  if (wholeTree) {
+    // A root grant's subtree is its whole tree: every grant carries root_grant_id (index grants_tree, covering).
+    return sql`cascade_src as (
+      select g.grant_id, g.principal_entity_id, g.capability_id
       from grants g
       where g.root_grant_id = ${root} and g.state = 'active'
-        and not exists (select 1 from grant_revocations r where r.grant_id = g.grant_id)`.execute(trx);
-  } else {
-    // The grant and every descendant that is still active (a revoked grant's subtree was revoked with it).
-    await sql`insert into aar_cascade (n, grant_id, principal_entity_id, capability_id)
-    with recursive subtree(grant_id, principal_entity_id, capability_id, state, level) as (
+        and not exists (select 1 from grant_revocations r where r.grant_id = g.grant_id))`;
+  }
+  // The grant and every descendant that is still active (a revoked grant's subtree was revoked with it).
+  return sql`subtree(grant_id, principal_entity_id, capability_id, state, level) as (
       select grant_id, principal_entity_id, capability_id, state, 0 from grants where grant_id = ${root}
       union all
       select g.grant_id, g.principal_entity_id, g.capability_id, g.state, s.level + 1
       from grants g join subtree s on g.parent_grant_id = s.grant_id
       where s.level < ${MAX_SUBTREE_DEPTH}
-    )
-    select row_number() over (), s.grant_id, s.principal_entity_id, s.capability_id
-    from subtree s
-    where s.state = 'active' and not exists (select 1 from grant_revocations r where r.grant_id = s.grant_id)`.execute(
-      trx,
-    );
-  }
-  if (postgres) await sql`analyze aar_cascade`.execute(trx);
+    ),
+    cascade_src as (
+      select s.grant_id, s.principal_entity_id, s.capability_id
+      from subtree s
+      where s.state = 'active' and not exists (select 1 from grant_revocations r where r.grant_id = s.grant_id))`;
+}
+
+interface CascadeWritten {
+  count: number;
+  /** the lines `<event_id> <subject_ref>\n` of every event, in event order */
+  lines: string;
 }
 
 /**
- * The operation's common envelope members are stored once (event_operations); each event row holds its id and
- * subject and no envelope text (migration 0006, services/events/derived-envelope.ts rebuilds the envelope).
+ * PostgreSQL: the whole cascade is one statement. The subtree is read once into a materialised CTE (numbered in
+ * grant_id order, which the index scan gives without a sort), and the revocation rows, the operation, the events
+ * and the digest lines are all written or read from it: no temporary table (whose local buffers spill to disk past
+ * temp_buffers), no ANALYZE, one round trip. The sub-statements share one snapshot, which is all they need: each
+ * reads only `cascade`.
  */
-async function insertEvents(
+async function writeInOneStatement(
   trx: Transaction<Database>,
-  postgres: boolean,
   c: RevocationCascadeInput,
+  source: RawBuilder<unknown>,
   ids: EventIdScheme,
+  template: string,
+): Promise<CascadeWritten> {
+  // the statement sorts the subtree twice (numbering, event order): in memory, not in temporary files, for this
+  // transaction only (64 MB holds a 100k-grant subtree's sort, ~30 MB, with room to spare)
+  const { rows: settings } = await sql<{ previous: string }>`
+    select current_setting('work_mem') as previous, set_config('work_mem', '64MB', true)`.execute(trx);
+  const { rows } = await sql<{ n: number | string; lines: string | null }>`
+    with recursive ${source},
+    cascade as materialized (
+      select row_number() over (order by grant_id) as n, grant_id from cascade_src
+    ),
+    revoked as (
+      insert into grant_revocations (grant_id, revoked_at, operation_ref, cascade_root)
+      select grant_id, ${c.now}, ${c.audit_ref}, ${c.root} from cascade
+    ),
+    operation as (
+      insert into event_operations (operation_ref, template, created_at)
+      select ${c.audit_ref}, ${template}, ${c.now} where exists (select 1 from cascade)
+    ),
+    written as (
+      insert into events (event_id, event_type, occurred_at, subject_ref, envelope, operation_ref)
+      select ${ids.sql}, cast(${REVOKED_EVENT} as text), cast(${c.now} as text), a.grant_id, '',
+        cast(${c.audit_ref} as text)
+      from cascade a order by a.n
+    )
+    select count(*) as n, string_agg(${ids.sql} || ' ' || a.grant_id || E'\n', '' order by a.n) as lines
+    from cascade a`.execute(trx);
+  await sql`select set_config('work_mem', ${settings[0]!.previous}, true)`.execute(trx);
+  return { count: Number(rows[0]?.n ?? 0), lines: rows[0]?.lines ?? '' };
+}
+
+/**
+ * SQLite (no data-modifying CTEs): the subtree is collected into a temporary table (in memory: temp_store) numbered
+ * in grant_id order, then the revocation rows, the operation and the events are inserted from it, each in that
+ * order (WITHOUT ROWID and index insertions in key order), and the digest lines read from it.
+ */
+async function writeThroughTemporaryTable(
+  trx: Transaction<Database>,
+  c: RevocationCascadeInput,
+  source: RawBuilder<unknown>,
+  ids: EventIdScheme,
+  template: string,
+): Promise<CascadeWritten> {
+  await sql`create temporary table if not exists aar_cascade (n integer primary key, grant_id text not null)`.execute(
+    trx,
+  );
+  await sql`delete from aar_cascade`.execute(trx);
+  try {
+    await sql`insert into aar_cascade (grant_id)
+      with recursive ${source}
+      select grant_id from cascade_src order by grant_id`.execute(trx);
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from aar_cascade`.execute(trx);
+    const count = Number(rows[0]?.n ?? 0);
+    if (count === 0) return { count, lines: '' };
+    await trx
+      .insertInto('event_operations')
+      .values({ operation_ref: c.audit_ref, template, created_at: c.now })
+      .execute();
+    await withoutInsertGuards(trx, ['grant_revocations', 'events'], async () => {
+      await sql`insert into grant_revocations (grant_id, revoked_at, operation_ref, cascade_root)
+        select grant_id, ${c.now}, ${c.audit_ref}, ${c.root} from aar_cascade order by n`.execute(trx);
+      await sql`insert into events (event_id, event_type, occurred_at, subject_ref, envelope, operation_ref)
+        select ${ids.sql}, cast(${REVOKED_EVENT} as text), cast(${c.now} as text), a.grant_id, '',
+          cast(${c.audit_ref} as text)
+        from aar_cascade a order by a.n`.execute(trx);
+    });
+    const lines = await sql<{ lines: string }>`
+      select group_concat(${ids.sql} || ' ' || a.grant_id || char(10), '' order by a.n) as lines
+      from aar_cascade a`.execute(trx);
+    return { count, lines: lines.rows[0]?.lines ?? '' };
+  } finally {
+    await sql`delete from aar_cascade`.execute(trx);
+  }
+}
+
+/**
+ * SQLite only. The write-once insert guards (store/migrations/write-once-guards.ts) refuse REPLACE and upserts that
+ * would overwrite a row; they cost a trigger program and an index probe per inserted row: a fifth of a 100k-grant
+ * cascade. The cascade's own inserts are plain INSERTs (a key that exists aborts them, as the guard would) of keys it
+ * has just checked (grant_revocations) or minted (events), so those two guards are lifted around them and put back,
+ * verbatim (their SQL as sqlite_master holds it), in the same transaction.
+ * INVARIANT: no other connection ever runs without the guards: SQLite's DDL is transactional, a reader sees the
+ * schema of its snapshot, and no other writer can run while this transaction holds the write lock. If `fn` fails,
+ * the guards are put back first, and the transaction (or the unit's savepoint) is rolled back anyway.
+ */
+async function withoutInsertGuards(
+  trx: Transaction<Database>,
+  tables: readonly string[],
+  fn: () => Promise<void>,
 ): Promise<void> {
-  // the rows below bypass appendEvent: the catalogue check is made here, once per operation
-  assertCatalogued(REVOKED_EVENT, c.reason_code);
-  const template: OperationTemplate = {
+  const names = tables.map((t) => `${t}_guard_insert`);
+  const { rows: guards } = await sql<{ name: string; sql: string }>`
+    select name, sql from sqlite_master where type = 'trigger' and name in (${sql.join(names)})`.execute(trx);
+  for (const guard of guards) await sql`drop trigger ${sql.id(guard.name)}`.execute(trx);
+  try {
+    await fn();
+  } finally {
+    for (const guard of guards) await sql.raw(guard.sql).execute(trx);
+  }
+}
+
+/**
+ * The operation's common envelope members, stored once (event_operations); each event row holds its id and subject
+ * and no envelope text (migration 0006, services/events/derived-envelope.ts rebuilds the envelope).
+ */
+function operationTemplate(c: RevocationCascadeInput): OperationTemplate {
+  return {
     schema_version: 'ns.webhook.v1',
     event_type: REVOKED_EVENT,
     occurred_at: c.now,
@@ -121,13 +227,6 @@ async function insertEvents(
     data: { new_state: 'revoked', previous_state: 'active', revocation_root: c.root },
     from_grant: { principal_entity_id: true, affected_capabilities: true },
   };
-  await trx
-    .insertInto('event_operations')
-    .values({ operation_ref: c.audit_ref, template: JSON.stringify(template), created_at: c.now })
-    .execute();
-  await sql`insert into events (event_id, event_type, occurred_at, subject_ref, envelope, operation_ref)
-    select ${ids.sql}, cast(${REVOKED_EVENT} as text), cast(${c.now} as text), a.grant_id, '', cast(${c.audit_ref} as text)
-    from aar_cascade a order by a.n`.execute(trx);
 }
 
 /**
@@ -152,18 +251,6 @@ function eventIdScheme(uuid: string, postgres: boolean): EventIdScheme {
       : sql<string>`cast(${prefix} as text) || printf('%08x', a.n)`,
     of: (n) => `${prefix}${n.toString(16).padStart(8, '0')}`,
   };
-}
-
-/** The lines `<event_id> <subject_ref>\n` of every event in order, assembled by the database in one string. */
-async function eventLines(trx: Transaction<Database>, postgres: boolean, ids: EventIdScheme): Promise<string> {
-  const { rows } = postgres
-    ? await sql<{ lines: string }>`select string_agg(${ids.sql} || ' ' || a.grant_id || E'\n', '' order by a.n) as lines
-        from aar_cascade a`.execute(trx)
-    : await sql<{
-        lines: string;
-      }>`select group_concat(${ids.sql} || ' ' || a.grant_id || char(10), '' order by a.n) as lines
-        from aar_cascade a`.execute(trx);
-  return rows[0]?.lines ?? '';
 }
 
 async function appendAuditEntry(
