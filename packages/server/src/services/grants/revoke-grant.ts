@@ -3,8 +3,8 @@
  * write-queue unit, so the answer is given only once every revocation, every `ns.authority.revoked` envelope (one per
  * revoked grant) and the audit entry of the operation are committed together. No grant row is rewritten: each
  * revoked grant gets a narrow `grant_revocations` row (migration 0005), and the database writes rows and events
- * itself (write-revocation-cascade.ts): a 100k-grant cascade takes about a second on the embedded default
- * (bench/RESULTS.md). The grant-version bump inside the same transaction makes every instance's cached chains stale
+ * itself (write-revocation-cascade.ts): a 100k-grant cascade takes about a third of a second on the embedded default
+ * and under a second on PostgreSQL (bench/RESULTS.md). The grant-version bump inside the same transaction makes every instance's cached chains stale
  * at commit (and NOTIFYs them on PostgreSQL).
  *
  * Who may revoke (CONTRACT section 5 and issue 4): an admin (`admin_revoked_authority`), or a principal credential

@@ -1,11 +1,15 @@
 /**
- * The writes of one revocation, done by the database in a handful of statements whatever the subtree's size: the
- * subtree's active grants are collected into a temporary table (one walk of the covering index `grants_subtree`),
- * then one `grant_revocations` row and one `ns.authority.revoked` event are written per grant (the envelope's common
- * members once per operation in event_operations, the rest rebuilt from the grant row when read: migration 0006),
- * and one audit entry for the operation. JavaScript only mints the event ids. Written by hand because the obvious way (rows into
- * JavaScript, one JSON envelope each, back into SQL) spent most of a 100k-grant cascade's second outside the
- * database; here no per-grant value crosses into JavaScript but the ids it mints and reads back for the digest.
+ * The writes of one revocation, done by the database whatever the subtree's size: the subtree's active grants (one
+ * range of the covering index `grants_tree` for a whole tree, a recursive walk of `grants_subtree` otherwise) are
+ * numbered in grant-id order, then one `grant_revocations` row and one `ns.authority.revoked` event are written per
+ * grant (the envelope's common members once per operation in event_operations, the rest rebuilt from the grant row
+ * when read: migration 0006), and one audit entry for the operation. On PostgreSQL all of it is ONE statement
+ * (data-modifying CTEs over one materialised subtree); on SQLite, which has no such CTEs, a temporary table in memory
+ * holds the numbered subtree. JavaScript only mints the operation's id prefix and hashes the digest lines the
+ * database assembles: no per-grant value is bound as a parameter or built in JavaScript.
+ * Where a 100k-grant cascade's time goes (bench/RESULTS.md): writing 200k rows and their index entries (events have
+ * four indexes), the digest lines, and on SQLite the per-row write-once insert guards, which the cascade lifts around
+ * its own inserts inside its transaction (withoutInsertGuards below).
  *
  * The envelope (CONTRACT section 9) of grant G, revoked by operation O: `schema_version` `ns.webhook.v1`, a minted
  * `event_id` (also `delivery.idempotency_key`, `replayable` true), `event_type` `ns.authority.revoked`,
@@ -158,11 +162,15 @@ async function writeThroughTemporaryTable(
   );
   await sql`delete from aar_cascade`.execute(trx);
   try {
+    // n is the rowid: into an empty table, rows are numbered 1, 2, ... in the order inserted (SQLite documents the
+    // rowid of an insert as one more than the largest, 1 in an empty table), here grant-id order; checked below
     await sql`insert into aar_cascade (grant_id)
       with recursive ${source}
       select grant_id from cascade_src order by grant_id`.execute(trx);
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from aar_cascade`.execute(trx);
+    const { rows } = await sql<{ n: number | string; top: number | string | null }>`
+      select count(*) as n, max(n) as top from aar_cascade`.execute(trx);
     const count = Number(rows[0]?.n ?? 0);
+    if (Number(rows[0]?.top ?? 0) !== count) throw new Error('the cascade numbered its grants with gaps');
     if (count === 0) return { count, lines: '' };
     await trx
       .insertInto('event_operations')
