@@ -12,7 +12,7 @@ import { buildPurchaseWorld } from '../packages/server/test/support/purchase-wor
 import { inOneYear } from '../packages/server/test/support/fixtures.ts';
 import { ADMIN_TOKEN, auth, startTestRuntime } from '../packages/server/test/support/test-runtime.ts';
 import { bytesPerTable, grownTables, type TableBytes } from './decision-storage/bytes-per-table.ts';
-import { buildLegacyTable, toLegacyShape } from './decision-storage/legacy-shape.ts';
+import { buildLegacyEvents, buildLegacyTable, toLegacyShape } from './decision-storage/legacy-shape.ts';
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
 
 const DECISIONS = Number(process.env.AAR_BENCH_STORAGE_DECISIONS ?? 2000);
@@ -24,6 +24,8 @@ export interface StorageRun {
   perDecision: Map<string, TableBytes>;
   /** the decisions table alone in the old shape (indexes included), bytes per decision */
   legacyDecisions: TableBytes;
+  /** what a decision's event takes more with the old writer's envelope text stored (bytes per decision) */
+  eventsGrowth: TableBytes;
   verifyMs: number;
   legacyVerifyMs: number;
 }
@@ -72,13 +74,22 @@ export async function measureDecisionStorage(decisions: number): Promise<Storage
     };
     const verifyMs = await verify();
     const rows = await buildLegacyTable(db);
-    const legacy = (await bytesPerTable(db)).get('legacy_decisions')!;
+    const events = await buildLegacyEvents(db);
+    const tables = await bytesPerTable(db);
+    const legacy = tables.get('legacy_decisions')!;
+    const legacyEvents = tables.get('legacy_events')!;
+    const eventsNow = tables.get('events')!;
     await toLegacyShape(db);
     const legacyVerifyMs = await verify();
     return {
       decisions,
       perDecision,
       legacyDecisions: { pages: legacy.pages / rows, payload: legacy.payload / rows },
+      // the same events (the world's own too): what differs is the envelope text of each decision event
+      eventsGrowth: {
+        pages: (legacyEvents.pages - eventsNow.pages) / Math.max(1, events.filled),
+        payload: (legacyEvents.payload - eventsNow.payload) / Math.max(1, events.filled),
+      },
       verifyMs,
       legacyVerifyMs,
     };
@@ -98,7 +109,7 @@ export const decisionStorage: Benchmark = {
     const total = (m: Map<string, TableBytes>) => [...m.values()].reduce((s, b) => s + b.pages, 0);
     const now = total(run.perDecision);
     const decisionsNow = run.perDecision.get('decisions') ?? { pages: 0, payload: 0 };
-    const before = now - decisionsNow.pages + run.legacyDecisions.pages;
+    const before = now - decisionsNow.pages + run.legacyDecisions.pages + run.eventsGrowth.pages;
     const group = `verify ${run.decisions.toLocaleString('en-US')} decisions`;
     const measurements: Measurement[] = [
       {
@@ -126,9 +137,9 @@ export const decisionStorage: Benchmark = {
       description: decisionStorage.description,
       measurements,
       notes: [
-        `on disk per allowed decision: ${kb(now)} (before 0010: ${kb(before)}, ${(before / now).toFixed(2)}× as much); the decision row with its indexes ${kb(decisionsNow.pages)} (before: ${kb(run.legacyDecisions.pages)}; rows alone ${Math.round(decisionsNow.payload)} B against ${Math.round(run.legacyDecisions.payload)} B)`,
+        `on disk per allowed decision: ${kb(now)} (before 0010: ${kb(before)}, ${(before / now).toFixed(2)}× as much); the decision row with its indexes ${kb(decisionsNow.pages)} (before: ${kb(run.legacyDecisions.pages)}; rows alone ${Math.round(decisionsNow.payload)} B against ${Math.round(run.legacyDecisions.payload)} B); the event ${kb(run.perDecision.get('events')?.pages ?? 0)} (its envelope text, no longer stored, was ${Math.round(run.eventsGrowth.pages)} B more)`,
         `per table (pages, indexes included): ${tables}`,
-        `${run.decisions.toLocaleString('en-US')} allowed purchases, each signed by the agent and sent over loopback HTTP, ${IN_FLIGHT} in flight; dbstat after a WAL checkpoint, before and after; the old shape rebuilt from the same rows (legacy_decisions, same indexes)`,
+        `${run.decisions.toLocaleString('en-US')} allowed purchases, each signed by the agent and sent over loopback HTTP, ${IN_FLIGHT} in flight; dbstat after a WAL checkpoint, before and after; the old shape rebuilt from the same rows (legacy_decisions and legacy_events, same indexes)`,
         `load average at the end: ${loadavg()
           .map((l) => l.toFixed(2))
           .join(' / ')}`,

@@ -210,7 +210,7 @@ async function parallelSplit(
 
 /**
  * The first failure in index order, as one walk over the whole log would meet it: per entry, the chain checks
- * (the walks stop at their first), then its event and decision rows (`classes` against what the record checks
+ * (the walks stop at their first), then its decision and event rows (`classes` against what the record checks
  * found), then a record committing at it that failed.
  */
 async function firstFailure(
@@ -223,11 +223,12 @@ async function firstFailure(
     const stop = result.failure?.position ?? from + result.classes.length;
     for (let index = from; index < stop; index++) {
       const needs = result.classes[index - from]!;
+      // the decision first: a decision's event may be derived from its row, and is then missing with it
       const missing =
-        needs & NEEDS_EVENT && !records.eventAnchored.has(index)
-          ? { table: 'events', detail: 'event' }
-          : needs & NEEDS_DECISION && !records.decisionAnchored.has(index)
-            ? { table: 'decisions', detail: 'decision' }
+        needs & NEEDS_DECISION && !records.decisionAnchored.has(index)
+          ? { table: 'decisions', detail: 'decision' }
+          : needs & NEEDS_EVENT && !records.eventAnchored.has(index)
+            ? { table: 'events', detail: 'event' }
             : undefined;
       if (missing) {
         const row = await db.selectFrom('audit_entries').select('audit_id').where('idx', '=', index).executeTakeFirst();

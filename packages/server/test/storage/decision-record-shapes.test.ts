@@ -5,10 +5,11 @@
  *   with, every time; the evidence pack re-serves byte for byte and verifies; `/verify` is valid;
  * - a row rewritten into the old shape serves the same map bytes and the same decision, assembles a pack holding the
  *   same record, and verifies; an edit of it is still found;
+ * - a decision's event is stored without its envelope and served whole, signed, in the feed;
  * - the stored record is far smaller than the four columns it replaces.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, verifyEvidencePack, type Jwks } from '@aar/core';
+import { canonicalJson, verifyDocument, verifyEvidencePack, type Jwks } from '@aar/core';
 import { sql, type Kysely } from 'kysely';
 import { decodeDecisionRecord } from '../../src/services/decisions/record-codec.ts';
 import type { Database, Dialect } from '../../src/store/index.ts';
@@ -164,6 +165,62 @@ describe.each(dialects)('decision records on %s', (dialect) => {
         .execute();
     });
     expect(await verify()).toMatchObject({ valid: true });
+  });
+
+  it("derives a decision's event from its row, and serves it whole in the feed", async () => {
+    const answer = (await world.authorize(world.purchase(9))).body;
+    const event = await db()
+      .selectFrom('events')
+      .selectAll()
+      .where('subject_ref', '=', answer.policy_decision_id)
+      .executeTakeFirstOrThrow();
+    // '' is stored only when the derivation gave back the writer's envelope byte for byte (decision-envelope.ts)
+    expect(event.envelope).toBe('');
+    const feed = JSON.parse(await text(`/v1/events?event_type=${event.event_type}&limit=500`));
+    const served = feed.items.find((e: { event_id: string }) => e.event_id === event.event_id);
+    expect(Object.keys(served)).toEqual([
+      'schema_version',
+      'event_id',
+      'event_type',
+      'occurred_at',
+      'actor_entity_id',
+      'principal_entity_id',
+      'subject_ref',
+      'reason_code',
+      'data',
+      'audit_ref',
+      'evidence_refs',
+      'delivery',
+      'signature',
+    ]);
+    expect(served).toMatchObject({
+      event_type: 'ns.purchase_authority.allowed',
+      occurred_at: event.occurred_at,
+      subject_ref: answer.policy_decision_id,
+      reason_code: answer.reason,
+      data: {
+        policy_decision_id: answer.policy_decision_id,
+        decision: 'allow_with_constraints',
+        merchant_id: 'grocer-1',
+        amount: { amount: 9, currency: 'EUR' },
+        grant_id: world.grant.grant_id,
+        decision_map_ref: answer.decision_map_ref,
+      },
+      audit_ref: answer.audit_ref,
+      evidence_refs: answer.evidence_refs,
+      delivery: { idempotency_key: event.event_id, replayable: true },
+    });
+    expect(await verifyDocument(served, jwks)).toMatchObject({ valid: true });
+
+    // an event naming an approval (its expiry is no decision column) keeps its envelope
+    const asked = (await world.authorize(world.purchase(44))).body;
+    expect(asked.decision).toBe('require_approval');
+    const kept = await db()
+      .selectFrom('events')
+      .select('envelope')
+      .where('subject_ref', '=', asked.policy_decision_id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(kept.envelope).data.approval_id).toBe(asked.approval.approval_id);
   });
 
   it('stores a record far smaller than the four columns it replaces', async () => {

@@ -355,12 +355,12 @@ describe.each(dialects)('write-once guards on %s', (dialect) => {
         name: 'a decision deleted',
         edit: sql`delete from decisions where policy_decision_id = ${ids.approved}`,
         want: async () => {
-          const event = await db()
-            .selectFrom('events')
-            .select('envelope')
-            .where('subject_ref', '=', ids.approved)
+          // read before the edit (its event's envelope is derived from it: services/events/decision-envelope.ts)
+          const { audit_ref: auditId } = await db()
+            .selectFrom('decisions')
+            .select('audit_ref')
+            .where('policy_decision_id', '=', ids.approved)
             .executeTakeFirstOrThrow();
-          const auditId = (JSON.parse(event.envelope) as { audit_ref: string }).audit_ref;
           return { index: await entryIndex(auditId), table: 'decisions', id: auditId, failure: 'record_missing' };
         },
       },

@@ -7,10 +7,13 @@
  * - an `ns.card_token.created` envelope erased by a tombstone (`last4` null, `erased` true: the only change the
  *   guard allows) no longer has its committed digest; everything else of it is checked as above.
  * Events of a bulk operation (revocation cascades: `operation_ref` set, no envelope text) are checked per operation
- * by check-revocations.ts. Pages by `seq`: O(page) memory.
+ * by check-revocations.ts. A decision's event stored without envelope text is checked as rebuilt from its decision
+ * (its row's id, type and instant against the entry; the rest restates the decision, checked by check-decisions.ts).
+ * Pages by `seq`: O(page) memory.
  */
 import type { Kysely } from 'kysely';
 import type { UnsignedEventEnvelope } from '../../services/events/append-event.ts';
+import { decisionEnvelopes } from '../../services/events/decision-envelope.ts';
 import type { Database } from '../../store/index.ts';
 import { recordDigest } from '../audit-entry.ts';
 import { DECISION_ENTRY_KIND, DECISION_KINDS } from './decision-kinds.ts';
@@ -39,7 +42,12 @@ export async function checkEvents(db: Kysely<Database>, findings: RecordFindings
       .execute();
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.seq);
-    const envelopes = rows.map((r) => parseEnvelope(r.envelope));
+    // a decision's event stored without its envelope (services/events/decision-envelope.ts) is checked as rebuilt
+    const derived = await decisionEnvelopes(
+      db,
+      rows.filter((r) => r.envelope === ''),
+    );
+    const envelopes = rows.map((r) => (r.envelope === '' ? derived.get(r.event_id) : parseEnvelope(r.envelope)));
     const entries = await entriesById(
       db,
       envelopes.map((e) => (typeof e?.audit_ref === 'string' ? e.audit_ref : '')),

@@ -34,6 +34,7 @@ import type { Database } from '../../store/index.ts';
 import { encodeDecisionRecord } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { appendEvent } from '../events/append-event.ts';
+import { derivesTo } from '../events/decision-envelope.ts';
 import {
   ENSURE_SPEND_ROW,
   INSERT_DECISION,
@@ -217,6 +218,21 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       evidence_refs: evidenceRefs,
       // the entry commits to the whole decision record, so the evidence pack re-derives its digest (core/evidence)
       audit_record_digest: digestOfCanonical(recordText),
+      // its envelope is derived from the decision row on read when that gives it back byte for byte
+      storeEnvelope: (envelope) =>
+        !derivesTo(envelope, {
+          policy_decision_id: policyDecisionId,
+          decision: result.decision,
+          reason: result.reason,
+          actor_entity_id: request.actor_entity_id,
+          principal_entity_id: request.principal_entity_id,
+          subject: request.subject,
+          leaf_grant_id: leaf?.grant_id ?? null,
+          decision_map_id: decisionMapId,
+          audit_ref: auditRef,
+          evidence_refs: JSON.stringify(evidenceRefs),
+          request,
+        }),
     });
     return {
       policy_decision_id: policyDecisionId,

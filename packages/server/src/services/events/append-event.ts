@@ -31,6 +31,11 @@ export interface EventInput {
   audit_record?: unknown;
   /** the digest of what the audit entry commits to, when the caller computed it (instead of `audit_record`) */
   audit_record_digest?: string;
+  /**
+   * false: the envelope is derived on read from another row, so the events row stores '' (a decision's event,
+   * decision-envelope.ts; the caller checks that the derivation gives this envelope back). Default: stored.
+   */
+  storeEnvelope?: (envelope: UnsignedEventEnvelope) => boolean;
 }
 
 export interface UnsignedEventEnvelope {
@@ -95,7 +100,7 @@ export async function appendEvent(
     event_type: input.event_type,
     occurred_at: occurredAt,
     subject_ref: input.subject_ref,
-    envelope: JSON.stringify(envelope),
+    envelope: input.storeEnvelope?.(envelope) === false ? '' : JSON.stringify(envelope),
   });
   return envelope;
 }

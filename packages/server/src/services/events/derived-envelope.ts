@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import type { UnsignedEventEnvelope } from './append-event.ts';
 import { checkEnvelopeInTests } from './check-envelope-in-tests.ts';
+import { decisionEnvelopes, isDecisionDerived } from './decision-envelope.ts';
 
 export interface StoredEventRow {
   event_id: string;
@@ -51,7 +52,13 @@ export async function envelopesOf(
       .execute();
     for (const g of found) grants.set(g.grant_id, g);
   }
+  const fromDecisions = await decisionEnvelopes(db, await withTypeAndInstant(db, rows.filter(isDecisionDerived)));
   return rows.map((row) => {
+    if (isDecisionDerived(row)) {
+      const envelope = fromDecisions.get(row.event_id);
+      if (!envelope) throw new Error(`event ${row.event_id} names a decision that is missing`);
+      return envelope;
+    }
     if (row.operation_ref === null) return JSON.parse(row.envelope) as UnsignedEventEnvelope;
     const t = templates.get(row.operation_ref);
     const grant = grants.get(row.subject_ref);
@@ -72,5 +79,27 @@ export async function envelopesOf(
     };
     checkEnvelopeInTests(envelope);
     return envelope;
+  });
+}
+
+/** The type and instant of derived decision events (their callers read only the columns other rows need). */
+async function withTypeAndInstant(
+  db: Kysely<Database>,
+  rows: readonly StoredEventRow[],
+): Promise<Array<StoredEventRow & { event_type: string; occurred_at: string }>> {
+  if (rows.length === 0) return [];
+  const found = new Map<string, { event_type: string; occurred_at: string }>();
+  const ids = rows.map((r) => r.event_id);
+  for (let i = 0; i < ids.length; i += 5000) {
+    const page = await db
+      .selectFrom('events')
+      .select(['event_id', 'event_type', 'occurred_at'])
+      .where('event_id', 'in', ids.slice(i, i + 5000))
+      .execute();
+    for (const r of page) found.set(r.event_id, r);
+  }
+  return rows.flatMap((r) => {
+    const more = found.get(r.event_id);
+    return more ? [{ ...r, ...more }] : [];
   });
 }

@@ -1,0 +1,101 @@
+/**
+ * The event of a decision, derived from its decision row instead of stored (issue 10: each fact stored once). Every
+ * member of an allowed or denied decision's `ns.webhook.v1` envelope restates the decision (commit-decision.ts
+ * builds it from the same request, result and ids) but for the event's own id and instant, which the events row
+ * keeps. Such a row stores its envelope as '' with no `operation_ref`; readers rebuild it here.
+ * INVARIANT: the writer stores '' only after checking that this derivation gives back, byte for byte, the envelope
+ * it built (`derivesTo`), so a reader serves the same bytes as if the text had been stored. Events whose envelope
+ * names an approval (its expiry is not a decision column) are stored whole.
+ * Decision rows are write-once in every column read here, and never deleted, so the rebuilt envelope is the same on
+ * every read.
+ */
+import { moneyToJson, type DecisionRequest } from '@aar/core';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, DecisionsTable } from '../../store/index.ts';
+import { decisionPartsOf } from '../decisions/stored-decision.ts';
+import type { UnsignedEventEnvelope } from './append-event.ts';
+
+/** The decision columns the envelope restates (`request` from the record, in either stored shape). */
+export type DecisionForEvent = Pick<
+  Selectable<DecisionsTable>,
+  | 'policy_decision_id'
+  | 'decision'
+  | 'reason'
+  | 'actor_entity_id'
+  | 'principal_entity_id'
+  | 'subject'
+  | 'leaf_grant_id'
+  | 'decision_map_id'
+  | 'audit_ref'
+  | 'evidence_refs'
+> & { request: Pick<DecisionRequest, 'merchant_id' | 'amount'> };
+
+export interface EventRowForDerivation {
+  event_id: string;
+  event_type: string;
+  occurred_at: string;
+  subject_ref: string;
+}
+
+/** The envelope commit-decision.ts writes for a decision whose event names no approval; same member order. */
+export function decisionEnvelope(row: EventRowForDerivation, d: DecisionForEvent): UnsignedEventEnvelope {
+  return {
+    schema_version: 'ns.webhook.v1',
+    event_id: row.event_id,
+    event_type: row.event_type,
+    occurred_at: row.occurred_at,
+    actor_entity_id: d.actor_entity_id,
+    principal_entity_id: d.principal_entity_id,
+    subject_ref: row.subject_ref,
+    reason_code: d.reason,
+    data: {
+      policy_decision_id: d.policy_decision_id,
+      decision: d.decision,
+      subject: d.subject,
+      merchant_id: d.request.merchant_id ?? null,
+      amount: d.request.amount ? moneyToJson(d.request.amount) : null,
+      grant_id: d.leaf_grant_id,
+      decision_map_ref: d.decision_map_id,
+    },
+    audit_ref: d.audit_ref,
+    evidence_refs: JSON.parse(d.evidence_refs) as string[],
+    delivery: { idempotency_key: row.event_id, replayable: true },
+  };
+}
+
+/** Whether storing '' for this envelope loses nothing: the derivation gives back exactly its JSON text. */
+export function derivesTo(envelope: UnsignedEventEnvelope, d: DecisionForEvent): boolean {
+  return JSON.stringify(decisionEnvelope(envelope, d)) === JSON.stringify(envelope);
+}
+
+/** A stored event row whose envelope is derived from its decision. */
+export function isDecisionDerived(row: { envelope: string; operation_ref: string | null }): boolean {
+  return row.envelope === '' && row.operation_ref === null;
+}
+
+/**
+ * The envelopes of derived event rows, by event id, from their decisions (one SELECT); an event whose decision is
+ * missing maps to undefined (the verifier names it, a feed refuses it).
+ */
+export async function decisionEnvelopes(
+  db: Kysely<Database>,
+  rows: readonly EventRowForDerivation[],
+): Promise<Map<string, UnsignedEventEnvelope | undefined>> {
+  const out = new Map<string, UnsignedEventEnvelope | undefined>();
+  if (rows.length === 0) return out;
+  const ids = [...new Set(rows.map((r) => r.subject_ref))];
+  const decisions = new Map<string, Selectable<DecisionsTable>>();
+  for (let i = 0; i < ids.length; i += 5000) {
+    const found = await db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('policy_decision_id', 'in', ids.slice(i, i + 5000))
+      .execute();
+    for (const d of found) decisions.set(d.policy_decision_id, d);
+  }
+  for (const row of rows) {
+    const d = decisions.get(row.subject_ref);
+    out.set(row.event_id, d ? decisionEnvelope(row, { ...d, request: decisionPartsOf(d).request }) : undefined);
+  }
+  return out;
+}
