@@ -43,9 +43,11 @@ export async function checkEvents(db: Kysely<Database>, findings: RecordFindings
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.seq);
     // a decision's event stored without its envelope (services/events/decision-envelope.ts) is checked as rebuilt
+    // from its decision's columns (the members rebuilt from its request are checked with the decision's record)
     const derived = await decisionEnvelopes(
       db,
       rows.filter((r) => r.envelope === ''),
+      { withoutRequest: true },
     );
     const envelopes = rows.map((r) => (r.envelope === '' ? derived.get(r.event_id) : parseEnvelope(r.envelope)));
     const entries = await entriesById(

@@ -76,10 +76,14 @@ export function isDecisionDerived(row: { envelope: string; operation_ref: string
 /**
  * The envelopes of derived event rows, by event id, from their decisions (one SELECT); an event whose decision is
  * missing maps to undefined (the verifier names it, a feed refuses it).
+ * `withoutRequest` (the verifier, which compares every member but those two with the decision anyway): leaves
+ * `data.merchant_id` and `data.amount` null instead of reading them from the decision record, which would cost an
+ * inflate and a parse per event.
  */
 export async function decisionEnvelopes(
   db: Kysely<Database>,
   rows: readonly EventRowForDerivation[],
+  options: { withoutRequest?: boolean } = {},
 ): Promise<Map<string, UnsignedEventEnvelope | undefined>> {
   const out = new Map<string, UnsignedEventEnvelope | undefined>();
   if (rows.length === 0) return out;
@@ -95,7 +99,12 @@ export async function decisionEnvelopes(
   }
   for (const row of rows) {
     const d = decisions.get(row.subject_ref);
-    out.set(row.event_id, d ? decisionEnvelope(row, { ...d, request: decisionPartsOf(d).request }) : undefined);
+    if (!d) {
+      out.set(row.event_id, undefined);
+      continue;
+    }
+    const request = options.withoutRequest ? {} : decisionPartsOf(d).request;
+    out.set(row.event_id, decisionEnvelope(row, { ...d, request }));
   }
   return out;
 }
