@@ -8,10 +8,10 @@ import * as delegation from './0005-delegation.ts';
 import * as eventOperations from './0006-event-operations.ts';
 import * as writeOnceAndOrigin from './0007-write-once-and-origin.ts';
 import * as webhooks from './0008-webhooks.ts';
-import * as selfAudit from './0012-self-audit.ts';
+import * as authorizeFactsVersion from './0009-authorize-facts-version.ts';
 import * as decisionRecords from './0010-decision-records.ts';
 import * as bundles from './0011-bundles.ts';
-import * as authorizeFactsVersion from './0009-authorize-facts-version.ts';
+import * as selfAudit from './0012-self-audit.ts';
 import * as conformanceRuns from './0013-conformance-runs.ts';
 import * as connectorsAndListings from './0014-connectors-and-listings.ts';
 
@@ -19,7 +19,10 @@ interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
 }
 
-/** The one migration set, in order. Names never change once released; add new files at the end. */
+/**
+ * The one migration set, in name order (Kysely applies them sorted by name and refuses a store that ran a later one
+ * first). Names never change once released; add new files at the end.
+ */
 const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0001-foundation', foundation],
   ['0002-authorize', authorize],
@@ -29,12 +32,12 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0006-event-operations', eventOperations],
   ['0007-write-once-and-origin', writeOnceAndOrigin],
   ['0008-webhooks', webhooks],
-  ['0012-self-audit', selfAudit],
-  ['0011-bundles', bundles],
   ['0009-authorize-facts-version', authorizeFactsVersion],
+  ['0010-decision-records', decisionRecords],
+  ['0011-bundles', bundles],
+  ['0012-self-audit', selfAudit],
   ['0013-conformance-runs', conformanceRuns],
   ['0014-connectors-and-listings', connectorsAndListings],
-  ['0010-decision-records', decisionRecords],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
