@@ -25,10 +25,10 @@ export interface ServiceSigner {
   sign(message: Uint8Array): Promise<Uint8Array>;
   signSync(message: Uint8Array): Uint8Array;
   /**
-   * The same signature, computed on libuv's thread pool: a few microseconds of this thread instead of ~25, for
-   * bulk work that can have many signatures in flight (webhook delivery); more latency than `sign`.
+   * The private key itself, for a signing thread of this process (webhook delivery signs on one: signing-thread.ts).
+   * Never serialised, logged or sent outside the process.
    */
-  signOffThread(message: Uint8Array): Promise<Uint8Array>;
+  readonly privateKey: KeyObject;
 }
 
 export interface KeyRing {
@@ -126,13 +126,7 @@ function createKey(dir: string, clock: Clock): KeyFile {
 function makeSigner(file: KeyFile): ServiceSigner {
   const privateKey: KeyObject = createPrivateKey({ key: file.private_jwk, format: 'jwk' });
   const signSync = (message: Uint8Array): Uint8Array => new Uint8Array(edSign(null, message, privateKey));
-  const signOffThread = (message: Uint8Array): Promise<Uint8Array> =>
-    new Promise((resolve, reject) =>
-      edSign(null, message, privateKey, (error, signature) =>
-        error ? reject(error) : resolve(new Uint8Array(signature)),
-      ),
-    );
-  return { keyId: file.key_id, signSync, sign: async (message) => signSync(message), signOffThread };
+  return { keyId: file.key_id, signSync, sign: async (message) => signSync(message), privateKey };
 }
 
 export function publicJwkOf(file: KeyFile): PublishedKey {

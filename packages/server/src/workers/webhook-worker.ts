@@ -54,8 +54,8 @@ export interface WebhookWorkerStats {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
-/** attempts signed ahead of the one in flight (their Ed25519 runs on the thread pool meanwhile) */
-export const SIGN_AHEAD = 16;
+/** attempts signed ahead of the one in flight (their Ed25519 runs on the signing thread meanwhile) */
+export const SIGN_AHEAD = 32;
 export const DEFAULT_BATCH_SIZE = 256;
 export const DEFAULT_SETTLE_EVERY_MS = 1_000;
 /** an attempt signed ahead longer ago than this (a slow receiver before it) is signed again when it is made */
@@ -116,6 +116,7 @@ export class WebhookWorker {
     await this.#unlisten?.();
     await Promise.allSettled([...this.#agents.values()].map(({ agent }) => agent.close()));
     this.#agents.clear();
+    await this.#signer.close();
   }
 
   /** Look for work now instead of at the next poll. */
@@ -202,17 +203,22 @@ export class WebhookWorker {
           continue;
         }
         const envelopes = await loadEnvelopes(ctx, [...new Set(due.map((d) => d.event_id))]);
-        // signing runs ahead of sending: attempt i + SIGN_AHEAD is being signed while attempt i is in flight.
-        // Attempts are still made one after another in this order; only the signatures are made early.
+        // Signing runs ahead of sending: up to SIGN_AHEAD attempts after the one in flight are being signed. Attempts
+        // are still made one after another in this order; only the signatures are made early. The window is refilled
+        // in bursts (once half of it is used), so the signing thread gets batches, not one message per signature.
         let ahead: (Promise<SignedAttempt> | undefined)[] = [];
+        let signedUpTo = 0;
         const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
-          for (let j = from; j < Math.min(due.length, from + SIGN_AHEAD); j++) {
+          if (signedUpTo - from > SIGN_AHEAD / 2) return;
+          const until = Math.min(due.length, from + SIGN_AHEAD);
+          for (let j = Math.max(from, signedUpTo); j < until; j++) {
             const envelope = envelopes.get(due[j]!.event_id);
-            if (ahead[j] || !envelope) continue;
+            if (!envelope) continue;
             const signing = this.#signer.sign(signedFor, envelope, ctx.clock.now());
             signing.catch(() => undefined); // observed when its turn comes
             ahead[j] = signing;
           }
+          signedUpTo = Math.max(signedUpTo, until);
         };
         const outcomes: AttemptOutcome[] = [];
         const roundStarted = ctx.clock.now().getTime();
@@ -231,7 +237,9 @@ export class WebhookWorker {
             if (!renewed || renewed.state !== 'enabled') break;
             endpoint = renewed;
             renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
-            ahead = []; // the row may carry a rotated secret: sign the rest with it
+            // the row may carry a rotated secret: sign the rest with it
+            ahead = [];
+            signedUpTo = i;
           }
           const envelope = envelopes.get(attempt.event_id);
           if (!envelope) {
@@ -244,7 +252,7 @@ export class WebhookWorker {
             continue;
           }
           signAhead(i, endpoint);
-          let signed = await ahead[i]!;
+          let signed = await (ahead[i] ?? this.#signer.sign(endpoint, envelope, ctx.clock.now()));
           ahead[i] = undefined;
           const attemptedAt = ctx.clock.now();
           if (Math.floor(attemptedAt.getTime() / 1000) - signed.timestamp > RESIGN_AFTER_S) {

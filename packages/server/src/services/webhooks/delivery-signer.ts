@@ -4,8 +4,8 @@
  * - the body (the envelope signed per section 4 as RFC 8785 bytes, wrapped in COSE_Sign1 for cose) depends only on
  *   the event, the profile and the service key, never on the attempt: it is made once and kept (bounded, least
  *   recently used out), so retries, replays and every endpoint of a profile reuse the same bytes;
- * - Ed25519 runs on libuv's thread pool (`signOffThread`), so the attempts after the one in flight can be signed
- *   meanwhile (the worker signs a few ahead) on the other core;
+ * - Ed25519 runs on a signing thread, in batches (signing-thread.ts), so the attempts after the one in flight are
+ *   signed meanwhile (the worker signs a few ahead) on the other core;
  * - HMAC-SHA256 is node:crypto's, synchronous (~3 µs), with each secret decoded and imported once.
  * INVARIANT: what `sign` returns is byte for byte what core's `signWebhookDelivery` returns for the same endpoint,
  * envelope and time (test/api/webhook-delivery-signer.test.ts); only where the work is done differs.
@@ -24,6 +24,7 @@ import {
 import type { KeyRing } from '../../keys/key-ring.ts';
 import type { UnsignedEventEnvelope } from '../events/append-event.ts';
 import { signingSecretsOf, type WebhookEndpointRow } from './endpoint-view.ts';
+import { SigningThread } from './signing-thread.ts';
 
 /** Bodies kept: a few MiB at most (envelopes are ~1 KiB), enough for a fan-out round to every endpoint. */
 export const BODY_CACHE_ENTRIES = 4_096;
@@ -39,12 +40,18 @@ export class DeliverySigner {
   readonly #maxBodies: number;
   readonly #bodies = new Map<string, Promise<WebhookDeliveryBody>>();
   readonly #macKeys = new Map<string, KeyObject>();
+  readonly #thread = new SigningThread();
   readonly #mac: WebhookMac = (secret, content) =>
     new Uint8Array(createHmac('sha256', this.#macKey(secret)).update(content).digest());
 
   constructor(keys: KeyRing, maxBodies = BODY_CACHE_ENTRIES) {
     this.#keys = keys;
     this.#maxBodies = maxBodies;
+  }
+
+  /** Ends the signing thread (the worker's stop). */
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 
   /** How many bodies are kept now (tests). */
@@ -55,7 +62,7 @@ export class DeliverySigner {
   /** The attempt's body and headers, signed at `now` with the current service key (and the endpoint's secrets). */
   async sign(endpoint: WebhookEndpointRow, envelope: UnsignedEventEnvelope, now: Date): Promise<SignedAttempt> {
     const current = this.#keys.current();
-    const signer: DocumentSigner = { keyId: current.keyId, sign: (message) => current.signOffThread(message) };
+    const signer: DocumentSigner = { keyId: current.keyId, sign: (message) => this.#thread.sign(current, message) };
     const timestamp = Math.floor(now.getTime() / 1000);
     const input = {
       profile: endpoint.profile,

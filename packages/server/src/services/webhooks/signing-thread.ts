@@ -1,0 +1,152 @@
+/**
+ * Ed25519 signatures made on one worker thread, in batches, for the webhook worker (delivery-signer.ts): the event
+ * loop, which also makes the POSTs, only queues messages and reads back signatures. Everything asked for within one
+ * turn of the event loop goes in one message, so the thread wakes once per batch rather than once per signature
+ * (libuv's pool wakes a thread per job, which cost more CPU than the signature itself under load).
+ * The thread's code is plain CommonJS evaluated from the string below (no module to resolve: the same in the sources,
+ * under tests and in dist/). It holds the service's private keys (KeyObjects, cloned into it by postMessage, one per
+ * key id) in this process's memory, as the main thread does; nothing leaves the process.
+ * If the thread cannot be started or dies, every signature still pending is refused and later ones are made on the
+ * main thread (`fallback`): slower, never wrong.
+ */
+import type { KeyObject } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+
+const THREAD_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { sign } = require('node:crypto');
+const keys = new Map();
+parentPort.on('message', (batch) => {
+  try {
+    if (batch.key) keys.set(batch.keyId, batch.key);
+    const key = keys.get(batch.keyId);
+    if (!key) throw new Error('unknown signing key');
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error('not an ed25519 key');
+    parentPort.postMessage({ id: batch.id, signatures: batch.messages.map((m) => sign(null, m, key)) });
+  } catch (error) {
+    parentPort.postMessage({ id: batch.id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+export interface ThreadSigningKey {
+  keyId: string;
+  privateKey: KeyObject;
+  /** the same signature on the calling thread (used when the thread is gone) */
+  signSync(message: Uint8Array): Uint8Array;
+}
+
+interface Request {
+  message: Uint8Array;
+  resolve: (signature: Uint8Array) => void;
+  reject: (error: Error) => void;
+}
+
+interface Reply {
+  id: number;
+  signatures?: Uint8Array[];
+  error?: string;
+}
+
+export class SigningThread {
+  #worker: Worker | null = null;
+  #broken = false;
+  #nextId = 1;
+  readonly #sentKeys = new Set<string>();
+  /** requests of this turn of the event loop, by key id */
+  #queued = new Map<string, { key: ThreadSigningKey; requests: Request[] }>();
+  #flushScheduled = false;
+  readonly #inFlight = new Map<number, Request[]>();
+
+  /** The Ed25519 signature of `message` by `key`. */
+  sign(key: ThreadSigningKey, message: Uint8Array): Promise<Uint8Array> {
+    if (this.#broken) return Promise.resolve(key.signSync(message));
+    return new Promise((resolve, reject) => {
+      let queue = this.#queued.get(key.keyId);
+      if (!queue) {
+        queue = { key, requests: [] };
+        this.#queued.set(key.keyId, queue);
+      }
+      queue.requests.push({ message, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Ends the thread; signatures still pending are refused. The next `sign` starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = null;
+    this.#sentKeys.clear();
+    this.#failAll(new Error('the signing thread was closed'));
+    if (worker) await worker.terminate();
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const queued = this.#queued;
+    this.#queued = new Map();
+    const worker = this.#thread();
+    for (const { key, requests } of queued.values()) {
+      if (!worker) {
+        for (const r of requests) r.resolve(key.signSync(r.message));
+        continue;
+      }
+      const id = this.#nextId++;
+      this.#inFlight.set(id, requests);
+      const first = !this.#sentKeys.has(key.keyId);
+      this.#sentKeys.add(key.keyId);
+      worker.postMessage({
+        id,
+        keyId: key.keyId,
+        ...(first ? { key: key.privateKey } : {}),
+        messages: requests.map((r) => r.message),
+      });
+    }
+  }
+
+  #thread(): Worker | null {
+    if (this.#broken) return null;
+    if (this.#worker) return this.#worker;
+    try {
+      const worker = new Worker(THREAD_SOURCE, { eval: true });
+      worker.unref();
+      worker.on('message', (reply: Reply) => this.#settle(reply));
+      worker.on('error', (error) => this.#fail(worker, error));
+      worker.on('exit', () => this.#fail(worker, new Error('the signing thread exited')));
+      this.#worker = worker;
+      return worker;
+    } catch {
+      this.#broken = true;
+      return null;
+    }
+  }
+
+  #settle(reply: Reply): void {
+    const requests = this.#inFlight.get(reply.id);
+    if (!requests) return;
+    this.#inFlight.delete(reply.id);
+    const signatures = reply.signatures;
+    if (!signatures || signatures.length !== requests.length) {
+      const error = new Error(`signing thread: ${reply.error ?? 'malformed reply'}`);
+      for (const r of requests) r.reject(error);
+      return;
+    }
+    requests.forEach((r, i) => r.resolve(new Uint8Array(signatures[i]!)));
+  }
+
+  /** The thread died (not closed): what it had is refused, and from now on signatures are made here. */
+  #fail(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return; // closed already, or an older thread
+    this.#worker = null;
+    this.#broken = true;
+    this.#failAll(error);
+  }
+
+  #failAll(error: Error): void {
+    for (const requests of this.#inFlight.values()) for (const r of requests) r.reject(error);
+    this.#inFlight.clear();
+  }
+}
