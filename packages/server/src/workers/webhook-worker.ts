@@ -292,7 +292,8 @@ export class WebhookWorker {
   /** One connection pool per endpoint, connecting only through the SSRF guard's pinned lookup. */
   #agentFor(endpoint: WebhookEndpointRow): Agent {
     const known = this.#agents.get(endpoint.endpoint_id);
-    if (known && known.url === endpoint.url) return known.agent;
+    // a pool destroyed by an attempt's deadline (deliver-attempt.ts) is replaced
+    if (known && known.url === endpoint.url && !known.agent.destroyed) return known.agent;
     if (known) void known.agent.close().catch(() => undefined);
     const agent = new Agent({
       connect: { lookup: pinnedLookup(this.#resolve, this.#ctx.config.webhookAllowInsecure), timeout: this.#timeoutMs },

@@ -90,6 +90,41 @@ afterAll(async () => {
 });
 
 describe('worker rounds', () => {
+  it('after an attempt runs out of time, the next one to the endpoint goes out on a fresh connection', async () => {
+    const hanging: Array<{ destroy(): void }> = [];
+    let requests = 0;
+    const receiver = await startReceiver((_req, res) => {
+      requests += 1;
+      if (requests === 1) hanging.push(res);
+      else res.writeHead(204).end();
+    });
+    receivers.push(receiver);
+    const created = await inject('POST', '/v1/webhook-endpoints', {
+      url: receiver.url,
+      profile: 'shared_secret',
+      event_types: ['ns.merchant.created'],
+    });
+    const id = created.body.endpoint_id as string;
+    await merchantEvents(1);
+    const worker = new WebhookWorker(rt.ctx, { timeoutMs: 300 });
+    await worker.drain();
+    clock.advance(5); // the first retry is due 5 s later
+    await worker.drain();
+    await worker.stop();
+    for (const res of hanging) res.destroy();
+    const log = (await inject('GET', `/v1/webhook-endpoints/${encodeURIComponent(id)}/deliveries`)).body
+      .items as Array<{
+      attempt: number;
+      status: string;
+      error: string | null;
+    }>;
+    expect(log.map((d) => [d.attempt, d.status, d.error])).toEqual([
+      [2, 'succeeded', null],
+      [1, 'failed', 'timeout'],
+    ]);
+    await disableAll();
+  });
+
   it('a slow receiver cuts rounds short: every event once, in commit order, every attempt settled', async () => {
     // each request takes 2 s of the clock: with settleEveryMs 1 s, every round settles after one attempt
     const { id, receiver, settledAt } = await endpoint(() => clock.advance(2));

@@ -5,6 +5,9 @@
  * (target-guard.ts), and the URL itself is checked again at every attempt (an IP literal skips DNS).
  * undici rather than node:http: a kept-alive connection pool per endpoint, and `connect.lookup` reaches
  * net/tls.connect unchanged, so the name stays the TLS SNI and Host while the socket goes to the checked address.
+ * The deadline is one timer that destroys the dispatcher (an AbortSignal per attempt cost more than the rest of
+ * the client's work): INVARIANT, the dispatcher carries this attempt only (the worker's pool for this endpoint,
+ * whose attempts are made one at a time), and a destroyed one is replaced before the next attempt.
  */
 import { request, type Dispatcher } from 'undici';
 import { isTargetRefusal, parseTarget } from './target-guard.ts';
@@ -44,14 +47,17 @@ export async function deliverAttempt(req: DeliveryRequest, options: DeliverOptio
     const reason = isTargetRefusal(error) ? String(error.extra?.reason) : 'invalid_url';
     return { status: null, retryAfter: undefined, durationMs: 0, error: `target_refused: ${reason}`, bytesRead: 0 };
   }
-  const signal = AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    options.dispatcher.destroy(new Error('timeout')).catch(() => undefined);
+  }, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
   try {
     const res = await request(req.url, {
       method: 'POST',
       dispatcher: options.dispatcher,
       headers: req.headers,
       body: req.body,
-      signal,
     });
     let bytesRead = 0;
     try {
@@ -76,13 +82,21 @@ export async function deliverAttempt(req: DeliveryRequest, options: DeliverOptio
       bytesRead,
     };
   } catch (error) {
-    return { status: null, retryAfter: undefined, durationMs: elapsed(), error: describe(error, signal), bytesRead: 0 };
+    return {
+      status: null,
+      retryAfter: undefined,
+      durationMs: elapsed(),
+      error: describe(error, timedOut),
+      bytesRead: 0,
+    };
+  } finally {
+    clearTimeout(deadline);
   }
 }
 
 /** A short, secret-free description of a transport failure. */
-function describe(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'timeout';
+function describe(error: unknown, timedOut: boolean): string {
+  if (timedOut) return 'timeout';
   if (isTargetRefusal(error)) return `target_refused: ${String(error.extra?.reason)}`;
   const cause = (error as { cause?: unknown }).cause;
   if (isTargetRefusal(cause)) return `target_refused: ${String(cause.extra?.reason)}`;
