@@ -86,6 +86,8 @@ func TestNewRoutesSendTheirRequests(t *testing.T) {
 			return e
 		}, "GET", "/v1/decisions", "decision=deny", false},
 		{"DecisionStats", func() error { _, e := c.DecisionStats(ctx, url.Values{"bucket": {"hour"}}); return e }, "GET", "/v1/decisions/stats", "bucket=hour", false},
+		{"AuditVerify", func() error { _, e := c.AuditVerify(ctx); return e }, "GET", "/v1/audit/verify", "", false},
+		{"AuditVerifyIncremental", func() error { _, e := c.AuditVerifyIncremental(ctx); return e }, "GET", "/v1/audit/verify", "from=verified", false},
 		{"TokenSelf", func() error { _, e := c.TokenSelf(ctx); return e }, "GET", "/v1/tokens/self", "", false},
 	}
 	for _, tc := range cases {

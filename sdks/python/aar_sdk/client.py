@@ -475,8 +475,9 @@ class AarClient:
     def audit_append(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
         return self._post("/v1/audit/append", body, idempotency_key)
 
-    def audit_verify(self) -> Any:
-        return self._get("/v1/audit/verify")
+    def audit_verify(self, *, incremental: bool = False) -> Any:
+        """The whole chain, or with `incremental=True` only what is new since the last signed verification mark."""
+        return self._get("/v1/audit/verify", **({"from": "verified"} if incremental else {}))
 
     def get_checkpoint(self) -> Any:
         return self._get("/v1/audit/checkpoint")

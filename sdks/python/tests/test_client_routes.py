@@ -51,6 +51,8 @@ CALLS = [
     (lambda c: c.search_decisions(decision="deny", limit=5), "GET", "/v1/decisions?decision=deny&limit=5", None),
     (lambda c: c.decision_stats(bucket="hour"), "GET", "/v1/decisions/stats?bucket=hour", None),
     (lambda c: c.get_own_token(), "GET", "/v1/tokens/self", None),
+    (lambda c: c.audit_verify(), "GET", "/v1/audit/verify", None),
+    (lambda c: c.audit_verify(incremental=True), "GET", "/v1/audit/verify?from=verified", None),
 ]
 
 

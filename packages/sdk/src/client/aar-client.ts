@@ -658,8 +658,9 @@ export class AarClient {
     return this.#call('appendAuditEntry', { body }, options);
   }
   /** The service walks its whole chain: `{ valid, size, root_hash, checked, first_invalid_index?, checkpoint }`. */
-  verifyAudit(options?: CallOptions): Promise<Response<'verifyAudit'>> {
-    return this.#call('verifyAudit', {}, options);
+  /** The whole chain, or with `{ from: 'verified' }` only what is new since the last signed verification mark. */
+  verifyAudit(query?: Query<'verifyAudit'>, options?: CallOptions): Promise<Response<'verifyAudit'>> {
+    return this.#call('verifyAudit', { query }, options);
   }
   getAuditCheckpoint(options?: CallOptions): Promise<Response<'getAuditCheckpoint'>> {
     return this.#call('getAuditCheckpoint', {}, options);

@@ -998,6 +998,10 @@ export interface ListTokensResponse {
     role: 'admin' | 'runtime' | 'principal' | 'auditor';
     principal_entity_id: string | null;
     label: string | null;
+    /**
+     * the connector it is bound to, if any
+     */
+    connector_id: string | null;
     created_at: string;
     revoked_at: string | null;
   }[];
@@ -1014,6 +1018,10 @@ export interface CreateTokenBody {
    */
   principal_entity_id?: string;
   label?: string;
+  /**
+   * binds it to a catalogue connector (GET /v1/connectors): the manifest’s rules apply to it
+   */
+  connector_id?: string;
 }
 
 /**
@@ -1024,6 +1032,10 @@ export interface CreateTokenResponse {
   role: 'admin' | 'runtime' | 'principal' | 'auditor';
   principal_entity_id: string | null;
   label: string | null;
+  /**
+   * the connector it is bound to, if any
+   */
+  connector_id: string | null;
   created_at: string;
   revoked_at: string | null;
   /**
@@ -1047,6 +1059,10 @@ export interface RevokeTokenResponse {
   role: 'admin' | 'runtime' | 'principal' | 'auditor';
   principal_entity_id: string | null;
   label: string | null;
+  /**
+   * the connector it is bound to, if any
+   */
+  connector_id: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -1839,6 +1855,16 @@ export interface AppendAuditEntryResponse {
 }
 
 /**
+ * query of GET /v1/audit/verify: Recompute the hash chain and the Merkle tree from the stored entries
+ */
+export interface VerifyAuditQuery {
+  /**
+   * `start` (default): the whole log. `verified`: from the latest signed verification mark, so the cost is that of what was appended since (the whole log when there is no mark yet)
+   */
+  from?: 'start' | 'verified';
+}
+
+/**
  * response (200) of GET /v1/audit/verify: Recompute the hash chain and the Merkle tree from the stored entries
  */
 export interface VerifyAuditResponse {
@@ -1870,6 +1896,43 @@ export interface VerifyAuditResponse {
      */
     root_hash: string;
     timestamp: string;
+    signature: {
+      algorithm: string;
+      key_id: string;
+      signature: string;
+    };
+  } | null;
+  /**
+   * the first entry this run walked: 0 for a full run, the resumed mark’s size with `from=verified`
+   */
+  from: number;
+  /**
+   * when valid: the signed verification mark of this result, which `from=verified` resumes from
+   */
+  mark: {
+    schema_version: 'ns.audit_verification.v1';
+    origin: string;
+    /**
+     * entries found valid: [0, size)
+     */
+    size: number;
+    /**
+     * standard base64 MTH of the first `size` entries
+     */
+    root_hash: string;
+    last_leaf_hash: string;
+    frontier: {
+      size: number;
+      hashes: string[];
+    };
+    checkpoint_size: number | null;
+    record_seqs: {
+      decisions: number;
+      events: number;
+      approvals: number;
+    };
+    walked_from: number;
+    verified_at: string;
     signature: {
       algorithm: string;
       key_id: string;
@@ -2370,7 +2433,8 @@ export interface ListEventTypesQuery {
     | 'credential'
     | 'key'
     | 'audit'
-    | 'webhook';
+    | 'webhook'
+    | 'listing';
 }
 
 /**
@@ -2433,6 +2497,1517 @@ export interface ListEventTypesResponse {
       };
     }[];
   }[];
+}
+
+/**
+ * response (200) of GET /v1/compliance/frameworks: The compliance frameworks, each with its controls and the evidence that satisfies them
+ */
+export interface ListComplianceFrameworksResponse {
+  /**
+   * Items: `ns.rule_pack.v1`
+   */
+  frameworks: {
+    [k: string]: unknown;
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/compliance/frameworks/{framework}: One framework's rule pack
+ */
+export interface GetComplianceFrameworkParams {
+  /**
+   * `soc2`, `iso27001`, `eu_ai_act`, …
+   */
+  framework: string;
+}
+
+/**
+ * `ns.rule_pack.v1`
+ */
+export interface GetComplianceFrameworkResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * request body of POST /v1/compliance/projections: Project evidence packs onto a framework: a signed status per control, with evidence pointers
+ */
+export interface CreateComplianceProjectionBody {
+  /**
+   * `soc2`, `iso27001`, `eu_ai_act`, …
+   */
+  framework: string;
+  /**
+   * `ns:evidence-pack:<uuid>` ids; or give a range instead
+   *
+   * @minItems 1
+   * @maxItems 200
+   */
+  evidence_pack_ids?: [string, ...string[]];
+  from?: string;
+  to?: string;
+}
+
+/**
+ * query of POST /v1/compliance/projections: Project evidence packs onto a framework: a signed status per control, with evidence pointers
+ */
+export interface CreateComplianceProjectionQuery {
+  /**
+   * `json` (default): the signed projection; `oscal`: an OSCAL 1.1.2 assessment-results document
+   */
+  format?: 'json' | 'oscal';
+}
+
+/**
+ * `ns.compliance_projection.v1` (signed), or an OSCAL `assessment-results` document
+ */
+export interface CreateComplianceProjectionResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * `ns.self_audit_report.v1`, signed
+ */
+export interface CreateSelfAuditRunResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of GET /v1/self-audit/runs/{id}: A stored self-audit report
+ */
+export interface GetSelfAuditRunParams {
+  id: string;
+}
+
+/**
+ * `ns.self_audit_report.v1`, signed
+ */
+export interface GetSelfAuditRunResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * request body of POST /v1/certification/attestations: Sign a self-attestation over a passed conformance report (preview)
+ */
+export interface CreateCertificationAttestationBody {
+  /**
+   * `ns:conformance_report:<uuid>`
+   */
+  conformance_report_id: string;
+  statement?: string;
+}
+
+/**
+ * response (201) of POST /v1/certification/attestations: Sign a self-attestation over a passed conformance report (preview)
+ */
+export interface CreateCertificationAttestationResponse {
+  /**
+   * `ns:attestation:<uuid>`
+   */
+  attestation_id: string;
+  preview: true;
+  conformance_report_id: string;
+  created_at: string;
+  /**
+   * the decoded `ns.certification_attestation.v1`
+   */
+  claims: {
+    [k: string]: unknown;
+  };
+  jws: {
+    /**
+     * RFC 7515 compact serialisation (EdDSA, RFC 8037)
+     */
+    compact: string;
+    /**
+     * RFC 7515 flattened JSON serialisation
+     */
+    json: {
+      protected: string;
+      payload: string;
+      signature: string;
+    };
+  };
+}
+
+/**
+ * path parameters of GET /v1/certification/attestations/{id}: A stored self-attestation (preview)
+ */
+export interface GetCertificationAttestationParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/certification/attestations/{id}: A stored self-attestation (preview)
+ */
+export interface GetCertificationAttestationResponse {
+  /**
+   * `ns:attestation:<uuid>`
+   */
+  attestation_id: string;
+  preview: true;
+  conformance_report_id: string;
+  created_at: string;
+  /**
+   * the decoded `ns.certification_attestation.v1`
+   */
+  claims: {
+    [k: string]: unknown;
+  };
+  jws: {
+    /**
+     * RFC 7515 compact serialisation (EdDSA, RFC 8037)
+     */
+    compact: string;
+    /**
+     * RFC 7515 flattened JSON serialisation
+     */
+    json: {
+      protected: string;
+      payload: string;
+      signature: string;
+    };
+  };
+}
+
+/**
+ * request body of POST /v1/certification/verify: Verify a self-attestation JWS against this service (preview)
+ */
+export interface VerifyCertificationAttestationBody {
+  jws:
+    | string
+    | {
+        protected: string;
+        payload: string;
+        signature: string;
+      };
+}
+
+/**
+ * response (200) of POST /v1/certification/verify: Verify a self-attestation JWS against this service (preview)
+ */
+export interface VerifyCertificationAttestationResponse {
+  valid: boolean;
+  attestation_id: string | null;
+  checks: {
+    name: 'signature' | 'key_valid_at_issue' | 'claims' | 'conformance_report' | 'recorded';
+    ok: boolean;
+    detail?: string;
+  }[];
+}
+
+/**
+ * response (200) of GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each
+ */
+export interface ListConformanceProfilesResponse {
+  kit_version: string;
+  profiles: {
+    profile:
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1';
+    title: string;
+    description: string;
+    /**
+     * one of the five profiles the specification names
+     */
+    named_in_spec: boolean;
+    /**
+     * fixtures of this profile in the installed kit
+     */
+    fixtures: number;
+  }[];
+}
+
+/**
+ * query of GET /v1/conformance/fixtures: The installed conformance fixtures (optionally of one profile)
+ */
+export interface ListConformanceFixturesQuery {
+  profile?:
+    | 'ns.core.v1'
+    | 'ns.payment_authority.v1'
+    | 'ns.agent_purchasing.v1'
+    | 'ns.webhooks.v1'
+    | 'ns.evidence.v1'
+    | 'ns.delegation.v1'
+    | 'ns.audit_chain.v1'
+    | 'ns.bundles.v1'
+    | 'ns.compliance.v1'
+    | 'ns.marketplace.v1';
+}
+
+/**
+ * response (200) of GET /v1/conformance/fixtures: The installed conformance fixtures (optionally of one profile)
+ */
+export interface ListConformanceFixturesResponse {
+  kit_version: string;
+  /**
+   * sha-256 over every fixture and world file
+   */
+  kit_digest: string;
+  fixtures: {
+    fixture_id: string;
+    profile:
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1';
+    title: string;
+    description?: string;
+    /**
+     * the world whose steps run first
+     */
+    world?: string;
+    /**
+     * the fixture's own steps (the world's not counted)
+     */
+    steps: number;
+    /**
+     * path in the kit folder
+     */
+    file: string;
+    /**
+     * the fixture document itself (docs/conformance.md "Fixture format")
+     */
+    fixture: {
+      [k: string]: unknown;
+    };
+  }[];
+}
+
+/**
+ * request body of POST /v1/conformance/runs: Run the conformance kit against this service and sign the report
+ */
+export interface CreateConformanceRunBody {
+  /**
+   * default: all ten
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  profiles?: [
+    (
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1'
+    ),
+    ...(
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1'
+    )[],
+  ];
+}
+
+/**
+ * `ns.conformance_report.v1`, signed
+ */
+export interface CreateConformanceRunResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of GET /v1/conformance/runs/{id}: A stored conformance report
+ */
+export interface GetConformanceRunParams {
+  id: string;
+}
+
+/**
+ * `ns.conformance_report.v1`, signed
+ */
+export interface GetConformanceRunResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * query of GET /v1/decisions: Search decisions by agent, principal, reason, decision and time, newest first
+ */
+export interface SearchDecisionsQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  /**
+   * the agent (`ns:agent:<id>` accepted)
+   */
+  actor_entity_id?: string;
+  /**
+   * a principal credential may name only its own principal (another's: 403)
+   */
+  principal_entity_id?: string;
+  /**
+   * one reason code (CONTRACT section 3)
+   */
+  reason?: string;
+  /**
+   * `allow_with_constraints`, `require_approval` or `deny`
+   */
+  decision?: string;
+  /**
+   * ISO 8601 instant with a zone; decisions at or after it
+   */
+  since?: string;
+  /**
+   * ISO 8601 instant with a zone; decisions before it
+   */
+  until?: string;
+}
+
+/**
+ * response (200) of GET /v1/decisions: Search decisions by agent, principal, reason, decision and time, newest first
+ */
+export interface SearchDecisionsResponse {
+  items: {
+    policy_decision_id: string;
+    decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+    /**
+     * a reason code of the contract (docs/authorize.md lists what each means)
+     */
+    reason:
+      | 'payload_signature_missing'
+      | 'payload_signature_invalid'
+      | 'payload_stale'
+      | 'payload_replayed'
+      | 'principal_inactive'
+      | 'actor_inactive'
+      | 'instrument_inactive'
+      | 'instrument_not_bound'
+      | 'authority_not_found'
+      | 'capability_not_granted'
+      | 'authority_revoked'
+      | 'authority_expired'
+      | 'delegation_invalid'
+      | 'merchant_unknown'
+      | 'merchant_category_blocked'
+      | 'merchant_category_not_allowed'
+      | 'jurisdiction_not_allowed'
+      | 'currency_mismatch'
+      | 'amount_above_agent_threshold'
+      | 'daily_limit_exceeded'
+      | 'risk_state_blocked'
+      | 'risk_state_elevated'
+      | 'amount_above_approval_threshold'
+      | 'approval_pending'
+      | 'approval_rejected'
+      | 'approval_expired'
+      | 'approval_mismatch'
+      | 'approved_by_principal'
+      | 'scope_within_attenuated_authority';
+    actor_entity_id: string;
+    principal_entity_id: string;
+    subject: string;
+    action: string;
+    leaf_grant_id: string | null;
+    decision_map_ref: string;
+    audit_ref: string;
+    evidence_refs: string[];
+    outcome: string;
+    created_at: string;
+  }[];
+  /**
+   * older decisions: pass it as `cursor`
+   */
+  next_cursor: string | null;
+}
+
+/**
+ * query of GET /v1/decisions/stats: Decisions counted per reason and per hour or day
+ */
+export interface GetDecisionStatsQuery {
+  /**
+   * the agent (`ns:agent:<id>` accepted)
+   */
+  actor_entity_id?: string;
+  /**
+   * a principal credential may name only its own principal (another's: 403)
+   */
+  principal_entity_id?: string;
+  /**
+   * one reason code (CONTRACT section 3)
+   */
+  reason?: string;
+  /**
+   * `allow_with_constraints`, `require_approval` or `deny`
+   */
+  decision?: string;
+  /**
+   * ISO 8601 instant with a zone; decisions at or after it
+   */
+  since?: string;
+  /**
+   * ISO 8601 instant with a zone; decisions before it
+   */
+  until?: string;
+  /**
+   * default `day`
+   */
+  bucket?: 'hour' | 'day';
+}
+
+/**
+ * response (200) of GET /v1/decisions/stats: Decisions counted per reason and per hour or day
+ */
+export interface GetDecisionStatsResponse {
+  total: number;
+  by_reason: {
+    /**
+     * a reason code of the contract (docs/authorize.md lists what each means)
+     */
+    reason:
+      | 'payload_signature_missing'
+      | 'payload_signature_invalid'
+      | 'payload_stale'
+      | 'payload_replayed'
+      | 'principal_inactive'
+      | 'actor_inactive'
+      | 'instrument_inactive'
+      | 'instrument_not_bound'
+      | 'authority_not_found'
+      | 'capability_not_granted'
+      | 'authority_revoked'
+      | 'authority_expired'
+      | 'delegation_invalid'
+      | 'merchant_unknown'
+      | 'merchant_category_blocked'
+      | 'merchant_category_not_allowed'
+      | 'jurisdiction_not_allowed'
+      | 'currency_mismatch'
+      | 'amount_above_agent_threshold'
+      | 'daily_limit_exceeded'
+      | 'risk_state_blocked'
+      | 'risk_state_elevated'
+      | 'amount_above_approval_threshold'
+      | 'approval_pending'
+      | 'approval_rejected'
+      | 'approval_expired'
+      | 'approval_mismatch'
+      | 'approved_by_principal'
+      | 'scope_within_attenuated_authority';
+    decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+    count: number;
+  }[];
+  /**
+   * buckets that had decisions, oldest first, at most the newest 744
+   */
+  over_time: {
+    /**
+     * the UTC hour or day the bucket starts at
+     */
+    start: string;
+    allow_with_constraints: number;
+    require_approval: number;
+    deny: number;
+  }[];
+}
+
+/**
+ * response (200) of GET /v1/tokens/self: The credential this request was made with
+ */
+export interface GetOwnTokenResponse {
+  token_id: string;
+  role: 'admin' | 'runtime' | 'principal' | 'auditor';
+  /**
+   * set for the `principal` role only
+   */
+  principal_entity_id: string | null;
+}
+
+/**
+ * response (200) of GET /v1/schemas: The JSON Schemas of every `ns.*.v1` document
+ */
+export interface ListSchemasResponse {
+  items: {
+    /**
+     * `ns.<document>.v<major>`
+     */
+    name: string;
+    /**
+     * the schema `$id` (`urn:aar:schema:<name>`), which `$ref`s between schemas use
+     */
+    id: string;
+    title: string;
+    description: string;
+    /**
+     * where this service serves it: `/v1/schemas/<name>`
+     */
+    href: string;
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/schemas/{name}: One JSON Schema (2020-12), e.g. `/v1/schemas/ns.webhook.v1`
+ */
+export interface GetSchemaParams {
+  /**
+   * a name from the list, e.g. `ns.webhook.v1`
+   */
+  name: string;
+}
+
+/**
+ * a JSON Schema 2020-12 document
+ */
+export interface GetSchemaResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * request body of POST /v1/bundles/assemble: Assemble the signed proof bundle of one decision
+ */
+export interface AssembleBundleBody {
+  /**
+   * the decision to prove (`ns:decision:<uuid>`)
+   */
+  policy_decision_id: string;
+  /**
+   * becomes the signed `purpose_manifest`
+   */
+  purpose?: {
+    /**
+     * why the bundle is made, e.g. `chargeback_dispute`; default `decision_evidence`
+     */
+    purpose: string;
+    /**
+     * who asked for it; default the credential that assembles it
+     */
+    requested_by?: string;
+    /**
+     * a case or ticket reference
+     */
+    ticket?: string;
+  };
+}
+
+/**
+ * `ns.authority_proof_bundle.v1`, signed
+ */
+export interface AssembleBundleResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of GET /v1/bundles/{id}: A stored proof bundle, byte for byte
+ */
+export interface GetBundleParams {
+  id: string;
+}
+
+/**
+ * `ns.authority_proof_bundle.v1`, signed
+ */
+export interface GetBundleResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of GET /v1/bundles/{id}/parts/{name}: One part of a bundle: what its reference's `href` resolves to
+ */
+export interface GetBundlePartParams {
+  id: string;
+  /**
+   * a part a bundle references
+   */
+  name:
+    | 'purpose_manifest'
+    | 'scope_snapshot'
+    | 'state_snapshot'
+    | 'runtime_decision'
+    | 'decision_map'
+    | 'evidence_pack'
+    | 'delegation_chain'
+    | 'replay_proof'
+    | 'checkpoint'
+    | 'inclusion_proof'
+    | 'rule_pack_refs'
+    | 'conformance_profiles';
+}
+
+/**
+ * the part (an object, an array, or null)
+ */
+export interface GetBundlePartResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * request body of POST /v1/bundles/verify: Verify a proof bundle: the ten checks, answered as a signed result
+ */
+export interface VerifyBundleOnlineBody {
+  /**
+   * an `ns.authority_proof_bundle.v1`
+   */
+  bundle: {
+    [k: string]: unknown;
+  };
+  /**
+   * narrows the keys to judge it by to these of this service's own JWKS (all of them when omitted); a key this service does not publish is 422 `reference_invalid`
+   */
+  jwks?: {
+    /**
+     * @maxItems 64
+     *
+     * Items: an Ed25519 public JWK
+     */
+    keys: {
+      [k: string]: unknown;
+    }[];
+  };
+}
+
+/**
+ * response (200) of POST /v1/bundles/verify: Verify a proof bundle: the ten checks, answered as a signed result
+ */
+export interface VerifyBundleOnlineResponse {
+  schema_version: 'ns.bundle_verification.v1';
+  bundle_id: string | null;
+  /**
+   * all ten checks are ok
+   */
+  valid: boolean;
+  /**
+   * exactly the ten checks, in their contractual order
+   *
+   * @minItems 10
+   * @maxItems 10
+   */
+  checks: [
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    {
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    },
+    ...{
+      name:
+        | 'bundle_signature'
+        | 'references_digest'
+        | 'decision_map_signature'
+        | 'evidence_pack_signature'
+        | 'delegation_chain_signatures'
+        | 'delegation_attenuation'
+        | 'checkpoint_signature'
+        | 'audit_inclusion'
+        | 'replay_equal'
+        | 'temporal_validity';
+      ok: boolean;
+      detail?: string;
+    }[],
+  ];
+  verified_at: string;
+  /**
+   * CONTRACT section 4 signature by the service key
+   */
+  signature: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * query of GET /v1/connectors: The reference connector catalogue, optionally filtered
+ */
+export interface ListConnectorsQuery {
+  family?: 'payments' | 'banking' | 'agents' | 'risk' | 'compliance' | 'operations';
+  connector_type?:
+    | 'internet_payment_gateway'
+    | 'issuer_processor'
+    | 'network_token_service'
+    | 'dispute_management'
+    | 'banking_app'
+    | 'wallet'
+    | 'agent_platform'
+    | 'merchant_platform'
+    | 'risk_signal'
+    | 'identity_verification'
+    | 'compliance_archive'
+    | 'siem'
+    | 'ticketing'
+    | 'notification';
+  status?: 'active' | 'beta' | 'deprecated';
+  /**
+   * a profile the connector names in `supported_profiles`
+   */
+  profile?:
+    | 'ns.core.v1'
+    | 'ns.payment_authority.v1'
+    | 'ns.agent_purchasing.v1'
+    | 'ns.webhooks.v1'
+    | 'ns.evidence.v1'
+    | 'ns.delegation.v1'
+    | 'ns.audit_chain.v1'
+    | 'ns.bundles.v1'
+    | 'ns.compliance.v1'
+    | 'ns.marketplace.v1'
+    | 'ns.webhooks.shared_secret.v1'
+    | 'ns.webhooks.asymmetric.v1'
+    | 'ns.webhooks.cose.v1';
+}
+
+/**
+ * response (200) of GET /v1/connectors: The reference connector catalogue, optionally filtered
+ */
+export interface ListConnectorsResponse {
+  /**
+   * Items: JSON Schema: GET /v1/schemas/ns.connector_manifest.v1
+   */
+  items: {
+    schema_version: 'ns.connector_manifest.v1';
+    /**
+     * `ns:connector:<family>:<name>`
+     */
+    connector_id: string;
+    name: string;
+    connector_type:
+      | 'internet_payment_gateway'
+      | 'issuer_processor'
+      | 'network_token_service'
+      | 'dispute_management'
+      | 'banking_app'
+      | 'wallet'
+      | 'agent_platform'
+      | 'merchant_platform'
+      | 'risk_signal'
+      | 'identity_verification'
+      | 'compliance_archive'
+      | 'siem'
+      | 'ticketing'
+      | 'notification';
+    /**
+     * the family, as in the id
+     */
+    category: 'payments' | 'banking' | 'agents' | 'risk' | 'compliance' | 'operations';
+    /**
+     * semantic version
+     */
+    version: string;
+    /**
+     * conformance profiles, and the webhook signing profiles it verifies (`ns.webhooks.<profile>.v1`)
+     */
+    supported_profiles: (
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1'
+      | 'ns.webhooks.shared_secret.v1'
+      | 'ns.webhooks.asymmetric.v1'
+      | 'ns.webhooks.cose.v1'
+    )[];
+    risk: {
+      risk_level: 'low' | 'medium' | 'high' | 'critical';
+      side_effect_level: 'read_only' | 'notify' | 'write_external' | 'state_change' | 'move_money';
+      requires_signature_verification: boolean;
+      requires_idempotency: boolean;
+      requires_audit_event: boolean;
+    };
+    events: {
+      /**
+       * what an endpoint bound to it receives, exactly
+       */
+      subscribes_to: string[];
+      publishes: string[];
+    };
+    status: 'active' | 'beta' | 'deprecated';
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/connectors/{id}: One connector manifest
+ */
+export interface GetConnectorParams {
+  id: string;
+}
+
+/**
+ * JSON Schema: GET /v1/schemas/ns.connector_manifest.v1
+ */
+export interface GetConnectorResponse {
+  schema_version: 'ns.connector_manifest.v1';
+  /**
+   * `ns:connector:<family>:<name>`
+   */
+  connector_id: string;
+  name: string;
+  connector_type:
+    | 'internet_payment_gateway'
+    | 'issuer_processor'
+    | 'network_token_service'
+    | 'dispute_management'
+    | 'banking_app'
+    | 'wallet'
+    | 'agent_platform'
+    | 'merchant_platform'
+    | 'risk_signal'
+    | 'identity_verification'
+    | 'compliance_archive'
+    | 'siem'
+    | 'ticketing'
+    | 'notification';
+  /**
+   * the family, as in the id
+   */
+  category: 'payments' | 'banking' | 'agents' | 'risk' | 'compliance' | 'operations';
+  /**
+   * semantic version
+   */
+  version: string;
+  /**
+   * conformance profiles, and the webhook signing profiles it verifies (`ns.webhooks.<profile>.v1`)
+   */
+  supported_profiles: (
+    | 'ns.core.v1'
+    | 'ns.payment_authority.v1'
+    | 'ns.agent_purchasing.v1'
+    | 'ns.webhooks.v1'
+    | 'ns.evidence.v1'
+    | 'ns.delegation.v1'
+    | 'ns.audit_chain.v1'
+    | 'ns.bundles.v1'
+    | 'ns.compliance.v1'
+    | 'ns.marketplace.v1'
+    | 'ns.webhooks.shared_secret.v1'
+    | 'ns.webhooks.asymmetric.v1'
+    | 'ns.webhooks.cose.v1'
+  )[];
+  risk: {
+    risk_level: 'low' | 'medium' | 'high' | 'critical';
+    side_effect_level: 'read_only' | 'notify' | 'write_external' | 'state_change' | 'move_money';
+    requires_signature_verification: boolean;
+    requires_idempotency: boolean;
+    requires_audit_event: boolean;
+  };
+  events: {
+    /**
+     * what an endpoint bound to it receives, exactly
+     */
+    subscribes_to: string[];
+    publishes: string[];
+  };
+  status: 'active' | 'beta' | 'deprecated';
+}
+
+/**
+ * request body of POST /v1/listings: Register a marketplace listing (write-once)
+ */
+export interface CreateListingBody {
+  /**
+   * `ns:listing:<id>`; minted when omitted
+   */
+  listing_id?: string;
+  kind: 'connector' | 'agent' | 'service';
+  title: string;
+  publisher: {
+    name: string;
+    tier: 'community' | 'verified' | 'certified';
+  };
+  /**
+   * sectors it serves
+   *
+   * @maxItems 32
+   *
+   * Items: lowercase snake_case, e.g. `retail`
+   */
+  sectors: string[];
+  /**
+   * regulatory regimes it addresses, e.g. `psd3`, `dora`, `eu_ai_act`
+   *
+   * @maxItems 32
+   *
+   * Items: lowercase snake_case, e.g. `retail`
+   */
+  regimes: string[];
+  /**
+   * where it is offered
+   *
+   * @maxItems 32
+   *
+   * Items: ISO 3166-1 alpha-2
+   */
+  jurisdictions: string[];
+  pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+  /**
+   * required for a connector listing
+   */
+  connector_id?: string;
+  /**
+   * `ns:conformance_report:<uuid>`
+   */
+  conformance_report_id?: string;
+  /**
+   * profiles it claims; default for a connector listing: its manifest’s
+   *
+   * @maxItems 16
+   */
+  declared_profiles?: (
+    | 'ns.core.v1'
+    | 'ns.payment_authority.v1'
+    | 'ns.agent_purchasing.v1'
+    | 'ns.webhooks.v1'
+    | 'ns.evidence.v1'
+    | 'ns.delegation.v1'
+    | 'ns.audit_chain.v1'
+    | 'ns.bundles.v1'
+    | 'ns.compliance.v1'
+    | 'ns.marketplace.v1'
+  )[];
+}
+
+/**
+ * JSON Schema: GET /v1/schemas/ns.marketplace_listing.v1
+ */
+export interface CreateListingResponse {
+  schema_version: 'ns.marketplace_listing.v1';
+  listing_id: string;
+  kind: 'connector' | 'agent' | 'service';
+  title: string;
+  publisher: {
+    name: string;
+    tier: 'community' | 'verified' | 'certified';
+  };
+  sectors: string[];
+  regimes: string[];
+  jurisdictions: string[];
+  pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+  connector_id: string | null;
+  conformance_report_id: string | null;
+  declared_profiles: string[];
+  registered_at: string;
+  trust_score: {
+    score: number;
+    /**
+     * @minItems 5
+     * @maxItems 5
+     */
+    components: [
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      ...{
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      }[],
+    ];
+    computed_at: string;
+    method_version: string;
+  };
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * query of GET /v1/listings/search: Search listings by sector, regime, jurisdiction, pricing, publisher tier, text and score
+ */
+export interface SearchListingsQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  /**
+   * lowercase snake_case, e.g. `retail`
+   */
+  sector?: string;
+  /**
+   * lowercase snake_case, e.g. `retail`
+   */
+  regime?: string;
+  /**
+   * ISO 3166-1 alpha-2
+   */
+  jurisdiction?: string;
+  pricing_model?: 'free' | 'usage' | 'subscription' | 'enterprise';
+  publisher_tier?: 'community' | 'verified' | 'certified';
+  /**
+   * case-insensitive text in the title or publisher, matched literally (`%` and `_` included)
+   */
+  q?: string;
+  /**
+   * trust score 0-100
+   */
+  min_score?: string;
+}
+
+/**
+ * response (200) of GET /v1/listings/search: Search listings by sector, regime, jurisdiction, pricing, publisher tier, text and score
+ */
+export interface SearchListingsResponse {
+  /**
+   * Items: JSON Schema: GET /v1/schemas/ns.marketplace_listing.v1
+   */
+  items: {
+    schema_version: 'ns.marketplace_listing.v1';
+    listing_id: string;
+    kind: 'connector' | 'agent' | 'service';
+    title: string;
+    publisher: {
+      name: string;
+      tier: 'community' | 'verified' | 'certified';
+    };
+    sectors: string[];
+    regimes: string[];
+    jurisdictions: string[];
+    pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+    connector_id: string | null;
+    conformance_report_id: string | null;
+    declared_profiles: string[];
+    registered_at: string;
+    trust_score: {
+      score: number;
+      /**
+       * @minItems 5
+       * @maxItems 5
+       */
+      components: [
+        {
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        },
+        {
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        },
+        {
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        },
+        {
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        },
+        {
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        },
+        ...{
+          name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+          weight: number;
+          value: number;
+          /**
+           * what the value was computed from
+           */
+          inputs: {
+            [k: string]: unknown;
+          };
+          explanation: string;
+        }[],
+      ];
+      computed_at: string;
+      method_version: string;
+    };
+    signature: {
+      algorithm: 'ed25519';
+      key_id: string;
+      signature: string;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * path parameters of GET /v1/listings/{id}: One listing, signed, with its trust score
+ */
+export interface GetListingParams {
+  id: string;
+}
+
+/**
+ * JSON Schema: GET /v1/schemas/ns.marketplace_listing.v1
+ */
+export interface GetListingResponse {
+  schema_version: 'ns.marketplace_listing.v1';
+  listing_id: string;
+  kind: 'connector' | 'agent' | 'service';
+  title: string;
+  publisher: {
+    name: string;
+    tier: 'community' | 'verified' | 'certified';
+  };
+  sectors: string[];
+  regimes: string[];
+  jurisdictions: string[];
+  pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
+  connector_id: string | null;
+  conformance_report_id: string | null;
+  declared_profiles: string[];
+  registered_at: string;
+  trust_score: {
+    score: number;
+    /**
+     * @minItems 5
+     * @maxItems 5
+     */
+    components: [
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      {
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      },
+      ...{
+        name: 'conformance' | 'security_posture' | 'publisher_tier' | 'operational_record' | 'evidence_freshness';
+        weight: number;
+        value: number;
+        /**
+         * what the value was computed from
+         */
+        inputs: {
+          [k: string]: unknown;
+        };
+        explanation: string;
+      }[],
+    ];
+    computed_at: string;
+    method_version: string;
+  };
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
 }
 
 /** Every operation of the service, by the SDK method that calls it. */
@@ -2831,7 +4406,7 @@ export interface Operations {
     method: 'GET';
     path: '/v1/audit/verify';
     params: never;
-    query: never;
+    query: VerifyAuditQuery;
     body: never;
     response: VerifyAuditResponse;
   };
@@ -2996,6 +4571,240 @@ export interface Operations {
     query: ListEventTypesQuery;
     body: never;
     response: ListEventTypesResponse;
+  };
+  /** GET /v1/compliance/frameworks: The compliance frameworks, each with its controls and the evidence that satisfies them */
+  listComplianceFrameworks: {
+    method: 'GET';
+    path: '/v1/compliance/frameworks';
+    params: never;
+    query: never;
+    body: never;
+    response: ListComplianceFrameworksResponse;
+  };
+  /** GET /v1/compliance/frameworks/{framework}: One framework's rule pack */
+  getComplianceFramework: {
+    method: 'GET';
+    path: '/v1/compliance/frameworks/{framework}';
+    params: GetComplianceFrameworkParams;
+    query: never;
+    body: never;
+    response: GetComplianceFrameworkResponse;
+  };
+  /** POST /v1/compliance/projections: Project evidence packs onto a framework: a signed status per control, with evidence pointers */
+  createComplianceProjection: {
+    method: 'POST';
+    path: '/v1/compliance/projections';
+    params: never;
+    query: CreateComplianceProjectionQuery;
+    body: CreateComplianceProjectionBody;
+    response: CreateComplianceProjectionResponse;
+  };
+  /** POST /v1/self-audit/runs: Audit this deployment against its own guarantees: a signed report of nine checks */
+  createSelfAuditRun: {
+    method: 'POST';
+    path: '/v1/self-audit/runs';
+    params: never;
+    query: never;
+    body: never;
+    response: CreateSelfAuditRunResponse;
+  };
+  /** GET /v1/self-audit/runs/{id}: A stored self-audit report */
+  getSelfAuditRun: {
+    method: 'GET';
+    path: '/v1/self-audit/runs/{id}';
+    params: GetSelfAuditRunParams;
+    query: never;
+    body: never;
+    response: GetSelfAuditRunResponse;
+  };
+  /** POST /v1/certification/attestations: Sign a self-attestation over a passed conformance report (preview) */
+  createCertificationAttestation: {
+    method: 'POST';
+    path: '/v1/certification/attestations';
+    params: never;
+    query: never;
+    body: CreateCertificationAttestationBody;
+    response: CreateCertificationAttestationResponse;
+  };
+  /** GET /v1/certification/attestations/{id}: A stored self-attestation (preview) */
+  getCertificationAttestation: {
+    method: 'GET';
+    path: '/v1/certification/attestations/{id}';
+    params: GetCertificationAttestationParams;
+    query: never;
+    body: never;
+    response: GetCertificationAttestationResponse;
+  };
+  /** POST /v1/certification/verify: Verify a self-attestation JWS against this service (preview) */
+  verifyCertificationAttestation: {
+    method: 'POST';
+    path: '/v1/certification/verify';
+    params: never;
+    query: never;
+    body: VerifyCertificationAttestationBody;
+    response: VerifyCertificationAttestationResponse;
+  };
+  /** GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each */
+  listConformanceProfiles: {
+    method: 'GET';
+    path: '/v1/conformance/profiles';
+    params: never;
+    query: never;
+    body: never;
+    response: ListConformanceProfilesResponse;
+  };
+  /** GET /v1/conformance/fixtures: The installed conformance fixtures (optionally of one profile) */
+  listConformanceFixtures: {
+    method: 'GET';
+    path: '/v1/conformance/fixtures';
+    params: never;
+    query: ListConformanceFixturesQuery;
+    body: never;
+    response: ListConformanceFixturesResponse;
+  };
+  /** POST /v1/conformance/runs: Run the conformance kit against this service and sign the report */
+  createConformanceRun: {
+    method: 'POST';
+    path: '/v1/conformance/runs';
+    params: never;
+    query: never;
+    body: CreateConformanceRunBody;
+    response: CreateConformanceRunResponse;
+  };
+  /** GET /v1/conformance/runs/{id}: A stored conformance report */
+  getConformanceRun: {
+    method: 'GET';
+    path: '/v1/conformance/runs/{id}';
+    params: GetConformanceRunParams;
+    query: never;
+    body: never;
+    response: GetConformanceRunResponse;
+  };
+  /** GET /v1/decisions: Search decisions by agent, principal, reason, decision and time, newest first */
+  searchDecisions: {
+    method: 'GET';
+    path: '/v1/decisions';
+    params: never;
+    query: SearchDecisionsQuery;
+    body: never;
+    response: SearchDecisionsResponse;
+  };
+  /** GET /v1/decisions/stats: Decisions counted per reason and per hour or day */
+  getDecisionStats: {
+    method: 'GET';
+    path: '/v1/decisions/stats';
+    params: never;
+    query: GetDecisionStatsQuery;
+    body: never;
+    response: GetDecisionStatsResponse;
+  };
+  /** GET /v1/tokens/self: The credential this request was made with */
+  getOwnToken: {
+    method: 'GET';
+    path: '/v1/tokens/self';
+    params: never;
+    query: never;
+    body: never;
+    response: GetOwnTokenResponse;
+  };
+  /** GET /v1/schemas: The JSON Schemas of every `ns.*.v1` document */
+  listSchemas: {
+    method: 'GET';
+    path: '/v1/schemas';
+    params: never;
+    query: never;
+    body: never;
+    response: ListSchemasResponse;
+  };
+  /** GET /v1/schemas/{name}: One JSON Schema (2020-12), e.g. `/v1/schemas/ns.webhook.v1` */
+  getSchema: {
+    method: 'GET';
+    path: '/v1/schemas/{name}';
+    params: GetSchemaParams;
+    query: never;
+    body: never;
+    response: GetSchemaResponse;
+  };
+  /** POST /v1/bundles/assemble: Assemble the signed proof bundle of one decision */
+  assembleBundle: {
+    method: 'POST';
+    path: '/v1/bundles/assemble';
+    params: never;
+    query: never;
+    body: AssembleBundleBody;
+    response: AssembleBundleResponse;
+  };
+  /** GET /v1/bundles/{id}: A stored proof bundle, byte for byte */
+  getBundle: {
+    method: 'GET';
+    path: '/v1/bundles/{id}';
+    params: GetBundleParams;
+    query: never;
+    body: never;
+    response: GetBundleResponse;
+  };
+  /** GET /v1/bundles/{id}/parts/{name}: One part of a bundle: what its reference's `href` resolves to */
+  getBundlePart: {
+    method: 'GET';
+    path: '/v1/bundles/{id}/parts/{name}';
+    params: GetBundlePartParams;
+    query: never;
+    body: never;
+    response: GetBundlePartResponse;
+  };
+  /** POST /v1/bundles/verify: Verify a proof bundle: the ten checks, answered as a signed result */
+  verifyBundleOnline: {
+    method: 'POST';
+    path: '/v1/bundles/verify';
+    params: never;
+    query: never;
+    body: VerifyBundleOnlineBody;
+    response: VerifyBundleOnlineResponse;
+  };
+  /** GET /v1/connectors: The reference connector catalogue, optionally filtered */
+  listConnectors: {
+    method: 'GET';
+    path: '/v1/connectors';
+    params: never;
+    query: ListConnectorsQuery;
+    body: never;
+    response: ListConnectorsResponse;
+  };
+  /** GET /v1/connectors/{id}: One connector manifest */
+  getConnector: {
+    method: 'GET';
+    path: '/v1/connectors/{id}';
+    params: GetConnectorParams;
+    query: never;
+    body: never;
+    response: GetConnectorResponse;
+  };
+  /** POST /v1/listings: Register a marketplace listing (write-once) */
+  createListing: {
+    method: 'POST';
+    path: '/v1/listings';
+    params: never;
+    query: never;
+    body: CreateListingBody;
+    response: CreateListingResponse;
+  };
+  /** GET /v1/listings/search: Search listings by sector, regime, jurisdiction, pricing, publisher tier, text and score */
+  searchListings: {
+    method: 'GET';
+    path: '/v1/listings/search';
+    params: never;
+    query: SearchListingsQuery;
+    body: never;
+    response: SearchListingsResponse;
+  };
+  /** GET /v1/listings/{id}: One listing, signed, with its trust score */
+  getListing: {
+    method: 'GET';
+    path: '/v1/listings/{id}';
+    params: GetListingParams;
+    query: never;
+    body: never;
+    response: GetListingResponse;
   };
 }
 
