@@ -11,6 +11,7 @@ import {
   readEveryRow,
   sampleVerifyMemory,
   timeVerifyRoute,
+  verifyInCappedProcess,
 } from './audit-chain/fill-and-verify.ts';
 import { appendGroupCommitted, appendOneTransactionEach } from './audit-chain/measure-appends.ts';
 
@@ -39,6 +40,8 @@ describe('audit-chain benchmark', () => {
     expect(memory.peakRss).toBeGreaterThan(0);
     expect(await readEveryRow(rt.ctx)).toMatchObject({ rows: 25_501 });
     expect(await hashEveryEntry(rt.ctx)).toMatchObject({ rows: 25_501 });
+    const capped = await verifyInCappedProcess(rt.dataDir, 128);
+    expect(capped).toMatchObject({ valid: true, size: 25_501 });
     await fillLog(rt.ctx, 300);
     const incremental = await timeVerifyRoute(rt.app, BENCH_TOKEN, '?from=verified');
     expect(incremental.body).toMatchObject({ valid: true, from: 25_501, size: 25_801, checked: 25_801 });

@@ -18,6 +18,7 @@ export const BENCH_TOKEN = 'bench-audit-admin-token';
 export interface BenchRuntime {
   ctx: AppContext;
   app: FastifyInstance;
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -29,6 +30,7 @@ export async function openBenchRuntime(): Promise<BenchRuntime> {
   return {
     ctx,
     app,
+    dataDir,
     async close() {
       await app.close();
       await ctx.store.close();

@@ -3,7 +3,9 @@
  * of it, full and incremental, beside two floors measured in the same run: reading every row the walk reads, and
  * SHA-256 over every entry's bytes. Also samples the heap and RSS during the same work, to show the verifier streams.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../packages/server/src/app-context.ts';
 import { verifyAuditLog } from '../../packages/server/src/audit/verify-audit-log.ts';
@@ -127,4 +129,41 @@ export async function sampleVerifyMemory(ctx: AppContext): Promise<MemoryRun> {
     },
   });
   return { ms: performance.now() - started, heapBefore: before.heapUsed, peakHeap, rssBefore: before.rss, peakRss };
+}
+
+export interface CappedRun {
+  heapMiB: number;
+  valid: boolean;
+  size: number;
+  peakHeap: number;
+  peakRss: number;
+  ms: number;
+}
+
+/**
+ * The whole log verified in a child process whose V8 heap is capped at `heapMiB` (verify-capped.ts): it completes
+ * only if the verifier streams. The child opens the same store (SQLite WAL: a second process reads beside this one).
+ */
+export function verifyInCappedProcess(dataDir: string, heapMiB: number): Promise<CappedRun> {
+  const script = fileURLToPath(new URL('./verify-capped.ts', import.meta.url));
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [`--max-old-space-size=${heapMiB}`, '--conditions=aar-source', '--import', 'tsx', script, dataDir],
+      { maxBuffer: 1024 * 1024, env: { ...process.env, AAR_LOG_LEVEL: 'warn' } },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`capped verify (${heapMiB} MiB heap) failed: ${stderr.slice(-2000) || error.message}`));
+          return;
+        }
+        const line = stdout.trim().split('\n').at(-1) ?? '';
+        resolve({
+          heapMiB,
+          ms: performance.now() - started,
+          ...(JSON.parse(line) as Omit<CappedRun, 'heapMiB' | 'ms'>),
+        });
+      },
+    );
+  });
 }

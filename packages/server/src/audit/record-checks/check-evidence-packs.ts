@@ -1,11 +1,13 @@
 /**
  * Every stored evidence pack against its decision's audit entry: the pack names its row's ids, carries that entry's
  * exact bytes, its members rebuild a decision record with the entry's digest, its checkpoint is the stored one of
- * its size, and its signature verifies with the service's keys. Pages by id: O(page) memory.
+ * its size, and its signature verifies with the service's keys. Pages by id: O(page) memory; the packs of a page are
+ * checked concurrently (their signatures on the thread pool), and the first failure by index wins as always.
  */
-import { auditRecordDigest, buildDecisionRecord, verifyDocument, type Jwks } from '@aar/core';
+import { canonicalDecisionRecord, verifyDocument, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { digestOfCanonical } from '../audit-entry.ts';
 import { entriesById } from './entries-by-id.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
@@ -34,17 +36,21 @@ export async function checkEvidencePacks(
     );
     const packs = rows.map((r) => parsePack(r.document));
     const checkpoints = await checkpointRoots(db, packs);
-    for (const [i, row] of rows.entries()) {
-      const record = { table: 'evidence_packs', id: row.evidence_pack_id };
-      const entry = row.audit_ref === null ? undefined : entries.get(row.audit_ref);
-      if (!entry) {
-        if (row.audit_ref === null)
-          findings.fail({ reason: 'record_unanchored', record, detail: 'policy_decision_id' });
-        continue;
-      }
-      const problem = await packProblem(checkpoints, row, packs[i], entry.text, entry.parsed?.record_digest, jwks);
-      if (problem) findings.fail({ ...problem, index: entry.index, record });
-    }
+    // a page's packs at once: each signature is verified by WebCrypto on libuv's thread pool, so they run in parallel
+    await Promise.all(
+      rows.map(async (row, i) => {
+        const record = { table: 'evidence_packs', id: row.evidence_pack_id };
+        const entry = row.audit_ref === null ? undefined : entries.get(row.audit_ref);
+        if (!entry) {
+          if (row.audit_ref === null) {
+            findings.fail({ reason: 'record_unanchored', record, detail: 'policy_decision_id' });
+          }
+          return;
+        }
+        const problem = await packProblem(checkpoints, row, packs[i], entry.text, entry.parsed?.record_digest, jwks);
+        if (problem) findings.fail({ ...problem, index: entry.index, record });
+      }),
+    );
   }
 }
 
@@ -83,8 +89,9 @@ async function packProblem(
   if (pack.audit_entry !== entryText) return { reason: 'record_mismatch', detail: 'audit_entry' };
   let digest: string | undefined;
   try {
-    digest = auditRecordDigest(
-      buildDecisionRecord({
+    // the members of a parsed pack are plain JSON: canonicalDecisionRecord gives the text buildDecisionRecord would
+    digest = digestOfCanonical(
+      canonicalDecisionRecord({
         policy_decision_id: row.policy_decision_id,
         request: pack.request as never,
         snapshot: pack.snapshot as never,
