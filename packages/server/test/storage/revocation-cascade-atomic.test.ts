@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRevocationCascade } from '../../src/services/grants/write-revocation-cascade.ts';
+import { linesFromEvents, writeRevocationCascade } from '../../src/services/grants/write-revocation-cascade.ts';
 import { testDialects } from '../support/dialects.ts';
 import { buildDelegationWorld, type DelegationWorld } from '../support/delegation-world.ts';
 import { insertGrantTree } from '../support/grant-tree.ts';
@@ -127,6 +127,10 @@ for (const dialect of await testDialects()) {
         // event order is id order (the counter), and the subjects follow grant id order
         expect(rows.map((r) => r.event_id)).toEqual(rows.map((r) => r.event_id).sort());
         expect(rows.map((r) => r.subject_ref)).toEqual(rows.map((r) => r.subject_ref).sort());
+        // the cascade's fallback digest lines (events read back in id order) are the lines of these events
+        expect(await linesFromEvents(rt.ctx.store.db, { audit_ref: op })).toBe(
+          rows.map((r) => `${r.event_id} ${r.subject_ref}\n`).join(''),
+        );
       }
       expect((await w.authorize('shopper-1', w.purchase('shopper-1', 10))).body).toMatchObject({
         decision: 'deny',

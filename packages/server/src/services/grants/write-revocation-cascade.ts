@@ -22,7 +22,7 @@
  * Must run inside a write-queue unit (the audit appender, the savepoint).
  */
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { subjectRefForAudit } from '../../audit/subject-commitment.ts';
 import type { Database } from '../../store/index.ts';
@@ -62,11 +62,46 @@ export async function writeRevocationCascade(
   const source = activeSubtree(input.root, rootRow !== undefined && rootRow.parent_grant_id === null);
   const ids = eventIdScheme(ctx.newUuid(), postgres);
   const template = JSON.stringify(operationTemplate(input));
-  const { count, lines } = postgres
+  const written = postgres
     ? await writeInOneStatement(trx, input, source, ids, template)
     : await writeThroughTemporaryTable(trx, input, source, ids, template);
-  if (count > 0) await appendAuditEntry(trx, ctx, input, ids, count, lines);
+  const { count } = written;
+  if (count === 0) return 0;
+  // the lines were concatenated in scan order, which is event order in practice but not promised by SQL: checked,
+  // and read again in the order the index guarantees if they are not (never seen; then slower, never wrong)
+  const lines = inEventOrder(written.lines, ids, count) ? written.lines : await linesFromEvents(trx, input);
+  await appendAuditEntry(trx, ctx, input, ids, count, lines);
   return count;
+}
+
+/** Whether `lines` are exactly `count` lines and line i names event i (the operation's counter), i = 1..count. */
+function inEventOrder(lines: string, ids: EventIdScheme, count: number): boolean {
+  let at = 0;
+  for (let n = 1; n <= count; n++) {
+    const id = ids.of(n);
+    if (!lines.startsWith(id, at) || lines.charCodeAt(at + id.length) !== 0x20) return false;
+    const end = lines.indexOf('\n', at + id.length);
+    if (end < 0) return false;
+    at = end + 1;
+  }
+  return at === lines.length;
+}
+
+/**
+ * The digest lines read back from the operation's events in event-id order (one range of events_operation);
+ * exported for tests.
+ */
+export async function linesFromEvents(
+  trx: Kysely<Database>,
+  c: Pick<RevocationCascadeInput, 'audit_ref'>,
+): Promise<string> {
+  const rows = await trx
+    .selectFrom('events')
+    .select(['event_id', 'subject_ref'])
+    .where('operation_ref', '=', c.audit_ref)
+    .orderBy('event_id')
+    .execute();
+  return rows.map((r) => `${r.event_id} ${r.subject_ref}\n`).join('');
 }
 
 /**
@@ -98,7 +133,7 @@ function activeSubtree(root: string, wholeTree: boolean): RawBuilder<unknown> {
 
 interface CascadeWritten {
   count: number;
-  /** the lines `<event_id> <subject_ref>\n` of every event, in event order */
+  /** the lines `<event_id> <subject_ref>\n` of every event, concatenated in scan order (see inEventOrder) */
   lines: string;
 }
 
@@ -139,7 +174,7 @@ async function writeInOneStatement(
         cast(${c.audit_ref} as text)
       from cascade a order by a.n
     )
-    select count(*) as n, string_agg(${ids.sql} || ' ' || a.grant_id || E'\n', '' order by a.n) as lines
+    select count(*) as n, string_agg(${ids.sql} || ' ' || a.grant_id || E'\n', '') as lines
     from cascade a`.execute(trx);
   await sql`select set_config('work_mem', ${settings[0]!.previous}, true)`.execute(trx);
   return { count: Number(rows[0]?.n ?? 0), lines: rows[0]?.lines ?? '' };
@@ -185,8 +220,8 @@ async function writeThroughTemporaryTable(
         from aar_cascade a order by a.n`.execute(trx);
     });
     const lines = await sql<{ lines: string }>`
-      select group_concat(${ids.sql} || ' ' || a.grant_id || char(10), '' order by a.n) as lines
-      from aar_cascade a`.execute(trx);
+      select group_concat(line, '') as lines
+      from (select ${ids.sql} || ' ' || a.grant_id || char(10) as line from aar_cascade a order by a.n)`.execute(trx);
     return { count, lines: lines.rows[0]?.lines ?? '' };
   } finally {
     await sql`delete from aar_cascade`.execute(trx);
