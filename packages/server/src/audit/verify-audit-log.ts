@@ -136,14 +136,15 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
         latest: checkpoint,
       })
     : undefined;
-  second?.catch(() => undefined); // settled below; never an unhandled rejection while this thread works
   const records = await verifyRecords(db, size, await ctx.keys.jwks(), scope);
   const walks: Array<{ from: number; result: WalkResult }> = [];
   const first = await walkRange(db, start, mid ? mid.index : size, walkOptions);
   walks.push({ from: start.index, result: first });
   if (mid && !first.failure) {
-    const result = await second!.catch(() => walkRange(db, mid, size, walkOptions));
+    const result = await second!.result.catch(() => walkRange(db, mid, size, walkOptions));
     walks.push({ from: mid.index, result });
+  } else {
+    second?.stop();
   }
 
   const found = await firstFailure(db, walks, records);

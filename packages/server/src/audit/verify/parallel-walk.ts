@@ -69,10 +69,17 @@ function workerModule(): URL {
   return new URL(import.meta.url.endsWith('.ts') ? './walk-worker-source.mjs' : './walk-worker.js', import.meta.url);
 }
 
-/** Walks [start.index, end) in a worker thread; rejects if the worker cannot start, throws or exits early. */
-export function walkInWorker(job: WalkJob): Promise<WalkResult> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
+export interface WorkerWalk {
+  /** rejects if the worker cannot start, throws or exits early */
+  result: Promise<WalkResult>;
+  /** stops the worker when its answer is no longer needed (the lower half failed first) */
+  stop(): void;
+}
+
+/** Walks [start.index, end) in a worker thread. */
+export function walkInWorker(job: WalkJob): WorkerWalk {
+  let worker: Worker | undefined;
+  const result = new Promise<WalkResult>((resolve, reject) => {
     try {
       worker = new Worker(workerModule(), { workerData: job });
     } catch (error) {
@@ -104,4 +111,6 @@ export function walkInWorker(job: WalkJob): Promise<WalkResult> {
     worker.once('error', fail);
     worker.once('exit', (code) => fail(new Error(`audit walk worker exited with ${code} before answering`)));
   });
+  result.catch(() => undefined); // the caller awaits it only when it needs the answer
+  return { result, stop: () => void worker?.terminate() };
 }
