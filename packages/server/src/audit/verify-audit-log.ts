@@ -16,6 +16,9 @@
  * what differs (`detail`) when a stored record or checkpoint is at fault.
  * Concurrent appends are harmless: entries below the tip read first never change (write-once), and records whose
  * entries are beyond that tip are left for the next verification.
+ * How (issue 10): the walk is verify/walk-range.ts, on two threads for large logs on SQLite (verify/parallel-walk.ts);
+ * a valid run stores a signed verification mark, and `from: 'verified'` resumes from the latest one
+ * (verify/verification-marks.ts), checking the entries and records appended since.
  */
 import { CompactRange, encodeBase64, verifyDocument } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
