@@ -56,7 +56,8 @@ export interface WebhookWorkerStats {
 export const DEFAULT_LEASE_MS = 30_000;
 /** attempts signed ahead of the one in flight (their Ed25519 runs on the signing thread meanwhile) */
 export const SIGN_AHEAD = 32;
-export const DEFAULT_BATCH_SIZE = 256;
+const SIGN_FIRST = 4;
+export const DEFAULT_BATCH_SIZE = 1_024;
 export const DEFAULT_SETTLE_EVERY_MS = 1_000;
 /** an attempt signed ahead longer ago than this (a slow receiver before it) is signed again when it is made */
 export const RESIGN_AFTER_S = 30;
@@ -210,7 +211,8 @@ export class WebhookWorker {
         let signedUpTo = 0;
         const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
           if (signedUpTo - from > SIGN_AHEAD / 2) return;
-          const until = Math.min(due.length, from + SIGN_AHEAD);
+          // a round starts with a short burst, so its first attempt waits for a few signatures, not for 32
+          const until = Math.min(due.length, from + (signedUpTo === 0 ? SIGN_FIRST : SIGN_AHEAD));
           for (let j = Math.max(from, signedUpTo); j < until; j++) {
             const envelope = envelopes.get(due[j]!.event_id);
             if (!envelope) continue;
