@@ -24,15 +24,16 @@ import { CompactRange, encodeBase64, verifyDocument } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
 import { auditOrigin } from './audit-origin.ts';
 import { latestCheckpoint, type SignedCheckpoint } from './checkpoints.ts';
+import { checkDecisions } from './record-checks/check-decisions.ts';
 import {
   FULL_SCOPE,
+  RecordFindings,
   type RecordFailure,
   type RecordFailureReason,
-  type RecordFindings,
 } from './record-checks/record-findings.ts';
 import { verifyRecords } from './record-checks/verify-records.ts';
 import { NodeRange } from './verify/node-range.ts';
-import { storedStart, walkInWorker } from './verify/parallel-walk.ts';
+import { parallelPlan, runInWorker, type WorkerAnswer } from './verify/parallel-walk.ts';
 import { resumeFromLatestMark, storeMark, type VerificationMark } from './verify/verification-marks.ts';
 import {
   NEEDS_DECISION,
@@ -83,7 +84,7 @@ export interface VerifyAuditLogOptions {
   from?: 'start' | 'verified';
   /** store a signed mark when the log is valid (default true) */
   storeMark?: boolean;
-  /** walk on two threads from this many entries on (SQLite file only; default 200,000) */
+  /** share the work with a worker thread from this many entries on (SQLite file only); default: when it pays */
   parallelMinEntries?: number;
 }
 
@@ -126,28 +127,50 @@ export async function verifyAuditLog(ctx: AppContext, options: VerifyAuditLogOpt
   checked = start.index;
   const walkOptions = { pageSize, latest: checkpoint, ...(options.onPage ? { onPage: options.onPage } : {}) };
 
-  // [start, mid) here, [mid, size) on a worker thread when it pays (parallel-walk.ts); the records meanwhile here
-  const mid = await parallelSplit(ctx, start.index, size, options.parallelMinEntries ?? PARALLEL_MIN_ENTRIES);
-  const second = mid
-    ? walkInWorker({
+  // the upper halves of the chain and of the decision rows on a worker thread when it pays (parallel-walk.ts)
+  const plan = await parallelPlan(ctx, start, size, scope, options.parallelMinEntries);
+  const worker = plan
+    ? runInWorker({
         file: ctx.store.location,
-        start: mid.index,
-        end: size,
-        frontier: mid.range.toJSON(),
-        prevLeafHash: mid.prevLeafHash,
         pageSize,
-        latest: checkpoint,
+        ...(plan.chain
+          ? {
+              chain: {
+                start: plan.chain.index,
+                end: size,
+                frontier: plan.chain.range.toJSON(),
+                prevLeafHash: plan.chain.prevLeafHash,
+                latest: checkpoint,
+              },
+            }
+          : {}),
+        ...(plan.decisionsThrough === undefined ? {} : { decisions: { size, scope, after: plan.decisionsThrough } }),
       })
     : undefined;
-  const records = await verifyRecords(db, size, await ctx.keys.jwks(), scope);
-  const walks: Array<{ from: number; result: WalkResult }> = [];
+  const jwks = await ctx.keys.jwks();
+  const records = await verifyRecords(db, size, jwks, scope, { decisionsThrough: plan?.decisionsThrough });
+  const mid = plan?.chain;
   const first = await walkRange(db, start, mid ? mid.index : size, walkOptions);
-  walks.push({ from: start.index, result: first });
-  if (mid && !first.failure) {
-    const result = await second!.result.catch(() => walkRange(db, mid, size, walkOptions));
-    walks.push({ from: mid.index, result });
-  } else {
-    second?.stop();
+  const walks: Array<{ from: number; result: WalkResult }> = [{ from: start.index, result: first }];
+  if (worker) {
+    // the decision rows it checked may name an index below the lower walk's failure: its answer is always needed,
+    // but for its walk alone when the lower walk failed already
+    if (first.failure && plan?.decisionsThrough === undefined) worker.stop();
+    else {
+      const answer = await worker.answer.catch(async (): Promise<WorkerAnswer> => {
+        // the worker's part on this thread instead: the same checks, slower
+        const out: WorkerAnswer = {};
+        if (plan?.decisionsThrough !== undefined) {
+          const findings = new RecordFindings(size, scope);
+          await checkDecisions(db, findings, 2000, { after: plan.decisionsThrough });
+          out.decisions = findings.decisionFindings();
+        }
+        if (mid && !first.failure) out.chain = await walkRange(db, mid, size, walkOptions);
+        return out;
+      });
+      if (answer.decisions) records.addDecisions(answer.decisions);
+      if (mid && !first.failure && answer.chain) walks.push({ from: mid.index, result: answer.chain });
+    }
   }
 
   const found = await firstFailure(db, walks, records);
@@ -196,20 +219,6 @@ interface FoundFailure {
   index?: number;
   record?: RecordFailure['record'];
   detail?: string;
-}
-
-/** Below this many entries to walk, a worker thread costs more than it saves. */
-const PARALLEL_MIN_ENTRIES = 200_000;
-
-async function parallelSplit(
-  ctx: AppContext,
-  from: number,
-  size: number,
-  minEntries: number,
-): Promise<WalkStart | undefined> {
-  if (ctx.store.dialect !== 'sqlite' || ctx.store.location === ':memory:' || size - from < minEntries) return undefined;
-  const mid = from + Math.floor((size - from) / 2);
-  return mid > from ? storedStart(ctx.store.db, mid) : undefined;
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * The two-thread walk of `/verify` (audit/verify/parallel-walk.ts) on the embedded default, forced on a small log:
- * it gives the answer of the one-thread walk, valid or not, whichever half the damage is in, including damage to the
- * stored frontier the worker starts from (found below the split, so named there). It runs only on a SQLite file.
+ * `/verify` on two threads (audit/verify/parallel-walk.ts) on the embedded default, forced on a small log: it gives
+ * the answer of one thread, valid or not, whichever half of the chain or of the decision rows the damage is in,
+ * including damage to the stored frontier the worker starts from (found below the split, so named there). It runs
+ * only on a SQLite file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { verifyAuditLog, type VerifyAuditLogOptions } from '../../src/audit/verify-audit-log.ts';
 import { workerWalks } from '../../src/audit/verify/parallel-walk.ts';
+import { decodeDecisionRecord, encodeDecisionRecord } from '../../src/services/decisions/record-codec.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
@@ -71,6 +73,44 @@ describe('the two-thread walk of /verify', () => {
         expect(two).toEqual(one);
       },
     );
+  });
+
+  it('names an edited decision record checked by the worker thread (the upper half of the rows)', async () => {
+    const db = rt.ctx.store.db;
+    const last = await db
+      .selectFrom('decisions')
+      .select(['policy_decision_id', 'record'])
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const edited = encodeDecisionRecord(decodeDecisionRecord(last.record!).replace('grocer-1', 'casino-1'));
+    const triggers = (
+      await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where type = 'trigger'
+        and tbl_name = 'decisions'`.execute(db)
+    ).rows;
+    for (const t of triggers) await sql`drop trigger ${sql.raw(t.name)}`.execute(db);
+    try {
+      await db
+        .updateTable('decisions')
+        .set({ record: edited })
+        .where('policy_decision_id', '=', last.policy_decision_id)
+        .execute();
+      const { one, two } = await both();
+      expect(one).toMatchObject({
+        valid: false,
+        failure: 'record_digest_mismatch',
+        record: { table: 'decisions', id: last.policy_decision_id },
+      });
+      expect(two).toEqual(one);
+    } finally {
+      await db
+        .updateTable('decisions')
+        .set({ record: last.record })
+        .where('policy_decision_id', '=', last.policy_decision_id)
+        .execute();
+      for (const t of triggers) await sql.raw(t.sql).execute(db);
+    }
+    expect((await both()).two).toMatchObject({ valid: true });
   });
 
   it('names a forged node of the frontier the worker starts from below the split', async () => {

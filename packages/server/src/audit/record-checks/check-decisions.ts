@@ -15,16 +15,23 @@ import { DECISION_ENTRY_KIND } from './decision-kinds.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
-export async function checkDecisions(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
-  let after = findings.scope.after.decisions;
+/** The rows of `seq` in (after, through]: the whole table from the scope's `after` by default. */
+export interface SeqWindow {
+  after: number;
+  through?: number;
+}
+
+export async function checkDecisions(
+  db: Kysely<Database>,
+  findings: RecordFindings,
+  pageSize: number,
+  window: SeqWindow = { after: findings.scope.after.decisions },
+): Promise<void> {
+  let after = window.after;
   for (;;) {
-    const rows = await db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('seq', '>', after)
-      .orderBy('seq')
-      .limit(pageSize)
-      .execute();
+    let query = db.selectFrom('decisions').selectAll().where('seq', '>', after);
+    if (window.through !== undefined) query = query.where('seq', '<=', window.through);
+    const rows = await query.orderBy('seq').limit(pageSize).execute();
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.seq);
     const entries = await entriesById(

@@ -42,6 +42,23 @@ export class Bitset {
     const at = i - this.from;
     return at >= 0 && i < this.size && (this.#bits[at >> 3]! & (1 << (at & 7))) !== 0;
   }
+  /** a copy of the bits (to send to another thread) */
+  bytes(): Uint8Array {
+    return this.#bits.slice();
+  }
+  /** sets every bit another Bitset of the same range has set */
+  add(bytes: Uint8Array): void {
+    if (bytes.length !== this.#bits.length) throw new Error('bitsets of different ranges');
+    for (let i = 0; i < bytes.length; i++) this.#bits[i]! |= bytes[i]!;
+  }
+}
+
+/** What one thread's check of decision rows found (verify/parallel-walk.ts sends it back to the main thread). */
+export interface DecisionFindings {
+  first?: RecordFailure;
+  anchored: Uint8Array;
+  seen: number;
+  beyond?: number;
 }
 
 /** The record tables read in `seq` order, whose progress a verification mark remembers. */
@@ -92,6 +109,25 @@ export class RecordFindings {
   saw(table: SeqTable, seq: number, beyond = false): void {
     if (seq > this.#seen[table]) this.#seen[table] = seq;
     if (beyond && seq <= (this.#beyond[table] ?? Number.MAX_SAFE_INTEGER)) this.#beyond[table] = seq;
+  }
+
+  /** This run's decision part, for the thread that merges it (`addDecisions`). */
+  decisionFindings(): DecisionFindings {
+    const beyond = this.#beyond.decisions;
+    return {
+      ...(this.#first ? { first: this.#first } : {}),
+      anchored: this.decisionAnchored.bytes(),
+      seen: this.#seen.decisions,
+      ...(beyond === undefined ? {} : { beyond }),
+    };
+  }
+
+  /** Merges what another thread found checking other decision rows of the same log and scope. */
+  addDecisions(other: DecisionFindings): void {
+    if (other.first) this.fail(other.first);
+    this.decisionAnchored.add(other.anchored);
+    this.saw('decisions', other.seen);
+    if (other.beyond !== undefined) this.saw('decisions', other.beyond, true);
   }
 
   /**

@@ -22,10 +22,13 @@ export async function verifyRecords(
   size: number,
   jwks: Jwks,
   scope: RecordScope = FULL_SCOPE,
-  pageSize = 2000,
+  options: { pageSize?: number; decisionsThrough?: number } = {},
 ): Promise<RecordFindings> {
+  const pageSize = options.pageSize ?? 2000;
   const findings = new RecordFindings(size, scope);
-  await checkDecisions(db, findings, pageSize);
+  // the decisions after `decisionsThrough`, when given, are checked by the walk worker (verify/parallel-walk.ts)
+  const window = { after: scope.after.decisions, through: options.decisionsThrough };
+  await checkDecisions(db, findings, pageSize, window);
   await checkEvents(db, findings, pageSize);
   await checkRevocations(db, findings, pageSize * 5);
   await checkApprovals(db, findings, pageSize);
