@@ -117,7 +117,6 @@ export class WebhookWorker {
     await this.#unlisten?.();
     await Promise.allSettled([...this.#agents.values()].map(({ agent }) => agent.close()));
     this.#agents.clear();
-    await this.#signer.close();
   }
 
   /** Look for work now instead of at the next poll. */

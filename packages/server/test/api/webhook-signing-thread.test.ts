@@ -3,7 +3,10 @@
  * signatures the main thread gives (Ed25519 is deterministic), per key, also after being closed and restarted, and
  * refuse what it cannot sign instead of answering something else.
  */
+import { execFile } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SigningThread, type ThreadSigningKey } from '../../src/services/webhooks/signing-thread.ts';
 
@@ -30,6 +33,16 @@ describe('SigningThread', () => {
     });
   });
 
+  it('tells apart two keys that carry the same key id (two stores in one process)', async () => {
+    thread = new SigningThread();
+    const one = key('ns:key:same');
+    const other = key('ns:key:same');
+    const [a, b] = await Promise.all([thread.sign(one, messages[0]!), thread.sign(other, messages[0]!)]);
+    expect(verify(null, messages[0]!, one.privateKey, a)).toBe(true);
+    expect(verify(null, messages[0]!, other.privateKey, b)).toBe(true);
+    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false);
+  });
+
   it('starts a new thread after close, knowing no key from before', async () => {
     thread = new SigningThread();
     const a = key('ns:key:a');
@@ -52,5 +65,23 @@ describe('SigningThread', () => {
     );
     const ok = await thread.sign(a, messages[2]!);
     expect(verify(null, messages[2]!, a.privateKey, ok)).toBe(true);
+  });
+
+  it('holds the process open while a signature is pending, and never once idle', async () => {
+    // a process whose only work is one signature on the shared thread: it must print it, then exit by itself
+    const source = fileURLToPath(new URL('../../src/services/webhooks/signing-thread.ts', import.meta.url));
+    const script = `
+      import { generateKeyPairSync, sign } from 'node:crypto';
+      import { sharedSigningThread } from ${JSON.stringify(source)};
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const key = { keyId: 'k', privateKey, signSync: (m) => new Uint8Array(sign(null, m, privateKey)) };
+      const signature = await sharedSigningThread().sign(key, new Uint8Array(8));
+      console.log('signed', signature.length);`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { timeout: 20_000 },
+    );
+    expect(stdout.trim()).toBe('signed 64');
   });
 });

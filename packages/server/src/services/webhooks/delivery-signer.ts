@@ -24,7 +24,7 @@ import {
 import type { KeyRing } from '../../keys/key-ring.ts';
 import type { UnsignedEventEnvelope } from '../events/append-event.ts';
 import { signingSecretsOf, type WebhookEndpointRow } from './endpoint-view.ts';
-import { SigningThread } from './signing-thread.ts';
+import { sharedSigningThread, type SigningThread } from './signing-thread.ts';
 
 /** Bodies kept: a few MiB at most (envelopes are ~1 KiB), enough for a fan-out round to every endpoint. */
 export const BODY_CACHE_ENTRIES = 4_096;
@@ -40,18 +40,15 @@ export class DeliverySigner {
   readonly #maxBodies: number;
   readonly #bodies = new Map<string, Promise<WebhookDeliveryBody>>();
   readonly #macKeys = new Map<string, KeyObject>();
-  readonly #thread = new SigningThread();
+  readonly #thread: SigningThread;
   readonly #mac: WebhookMac = (secret, content) =>
     new Uint8Array(createHmac('sha256', this.#macKey(secret)).update(content).digest());
 
-  constructor(keys: KeyRing, maxBodies = BODY_CACHE_ENTRIES) {
+  /** `thread`: the process's shared signing thread unless a test gives its own */
+  constructor(keys: KeyRing, maxBodies = BODY_CACHE_ENTRIES, thread: SigningThread = sharedSigningThread()) {
     this.#keys = keys;
     this.#maxBodies = maxBodies;
-  }
-
-  /** Ends the signing thread (the worker's stop). */
-  close(): Promise<void> {
-    return this.#thread.close();
+    this.#thread = thread;
   }
 
   /** How many bodies are kept now (tests). */

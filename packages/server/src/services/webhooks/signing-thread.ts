@@ -4,8 +4,8 @@
  * turn of the event loop goes in one message, so the thread wakes once per batch rather than once per signature
  * (libuv's pool wakes a thread per job, which cost more CPU than the signature itself under load).
  * The thread's code is plain CommonJS evaluated from the string below (no module to resolve: the same in the sources,
- * under tests and in dist/). It holds the service's private keys (KeyObjects, cloned into it by postMessage, one per
- * key id) in this process's memory, as the main thread does; nothing leaves the process.
+ * under tests and in dist/). It holds the service's private keys (KeyObjects, cloned into it by postMessage once
+ * each, then named by a handle) in this process's memory, as the main thread does; nothing leaves the process.
  * If the thread cannot be started or dies, every signature still pending is refused and later ones are made on the
  * main thread (`fallback`): slower, never wrong.
  */
@@ -18,8 +18,8 @@ const { sign } = require('node:crypto');
 const keys = new Map();
 parentPort.on('message', (batch) => {
   try {
-    if (batch.key) keys.set(batch.keyId, batch.key);
-    const key = keys.get(batch.keyId);
+    if (batch.key) keys.set(batch.handle, batch.key);
+    const key = keys.get(batch.handle);
     if (!key) throw new Error('unknown signing key');
     if (key.asymmetricKeyType !== 'ed25519') throw new Error('not an ed25519 key');
     parentPort.postMessage({ id: batch.id, signatures: batch.messages.map((m) => sign(null, m, key)) });
@@ -52,9 +52,11 @@ export class SigningThread {
   #worker: Worker | null = null;
   #broken = false;
   #nextId = 1;
-  readonly #sentKeys = new Set<string>();
-  /** requests of this turn of the event loop, by key id */
-  #queued = new Map<string, { key: ThreadSigningKey; requests: Request[] }>();
+  /** the handle each private key has on the current thread (by object: two stores may mint the same key id) */
+  #handles = new WeakMap<KeyObject, number>();
+  #nextHandle = 1;
+  /** requests of this turn of the event loop, by private key */
+  #queued = new Map<KeyObject, { key: ThreadSigningKey; requests: Request[] }>();
   #flushScheduled = false;
   readonly #inFlight = new Map<number, Request[]>();
 
@@ -62,10 +64,10 @@ export class SigningThread {
   sign(key: ThreadSigningKey, message: Uint8Array): Promise<Uint8Array> {
     if (this.#broken) return Promise.resolve(key.signSync(message));
     return new Promise((resolve, reject) => {
-      let queue = this.#queued.get(key.keyId);
+      let queue = this.#queued.get(key.privateKey);
       if (!queue) {
         queue = { key, requests: [] };
-        this.#queued.set(key.keyId, queue);
+        this.#queued.set(key.privateKey, queue);
       }
       queue.requests.push({ message, resolve, reject });
       if (!this.#flushScheduled) {
@@ -79,7 +81,7 @@ export class SigningThread {
   async close(): Promise<void> {
     const worker = this.#worker;
     this.#worker = null;
-    this.#sentKeys.clear();
+    this.#handles = new WeakMap();
     this.#failAll(new Error('the signing thread was closed'));
     if (worker) await worker.terminate();
   }
@@ -95,12 +97,17 @@ export class SigningThread {
         continue;
       }
       const id = this.#nextId++;
+      if (this.#inFlight.size === 0) worker.ref();
       this.#inFlight.set(id, requests);
-      const first = !this.#sentKeys.has(key.keyId);
-      this.#sentKeys.add(key.keyId);
+      let handle = this.#handles.get(key.privateKey);
+      const first = handle === undefined;
+      if (handle === undefined) {
+        handle = this.#nextHandle++;
+        this.#handles.set(key.privateKey, handle);
+      }
       worker.postMessage({
         id,
-        keyId: key.keyId,
+        handle,
         ...(first ? { key: key.privateKey } : {}),
         messages: requests.map((r) => r.message),
       });
@@ -111,11 +118,15 @@ export class SigningThread {
     if (this.#broken) return null;
     if (this.#worker) return this.#worker;
     try {
-      const worker = new Worker(THREAD_SOURCE, { eval: true });
-      worker.unref();
+      // no inherited flags: the source is a CommonJS script whatever the process was started with (--input-type,
+      // loaders such as tsx, which it does not need)
+      const worker = new Worker(THREAD_SOURCE, { eval: true, execArgv: [] });
       worker.on('message', (reply: Reply) => this.#settle(reply));
       worker.on('error', (error) => this.#fail(worker, error));
       worker.on('exit', () => this.#fail(worker, new Error('the signing thread exited')));
+      // idle, the thread never holds the process open; it does while signatures are pending (#flush, #settle).
+      // After the listeners: attaching one refs the thread again.
+      worker.unref();
       this.#worker = worker;
       return worker;
     } catch {
@@ -128,6 +139,7 @@ export class SigningThread {
     const requests = this.#inFlight.get(reply.id);
     if (!requests) return;
     this.#inFlight.delete(reply.id);
+    if (this.#inFlight.size === 0) this.#worker?.unref();
     const signatures = reply.signatures;
     if (!signatures || signatures.length !== requests.length) {
       const error = new Error(`signing thread: ${reply.error ?? 'malformed reply'}`);
@@ -149,4 +161,15 @@ export class SigningThread {
     for (const requests of this.#inFlight.values()) for (const r of requests) r.reject(error);
     this.#inFlight.clear();
   }
+}
+
+let shared: SigningThread | undefined;
+
+/**
+ * The process's signing thread, started on first use and kept (unref'd: it never holds the process open), so a
+ * worker that is stopped and started again, or a second worker, does not pay a thread's start (~20 ms) again.
+ */
+export function sharedSigningThread(): SigningThread {
+  shared ??= new SigningThread();
+  return shared;
 }
