@@ -5,7 +5,11 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linesFromEvents, writeRevocationCascade } from '../../src/services/grants/write-revocation-cascade.ts';
+import {
+  inEventOrder,
+  linesFromEvents,
+  writeRevocationCascade,
+} from '../../src/services/grants/write-revocation-cascade.ts';
 import { testDialects } from '../support/dialects.ts';
 import { buildDelegationWorld, type DelegationWorld } from '../support/delegation-world.ts';
 import { insertGrantTree } from '../support/grant-tree.ts';
@@ -159,3 +163,20 @@ for (const dialect of await testDialects()) {
     });
   });
 }
+
+describe('the digest lines order check', () => {
+  const prefix = 'ns:event:0196aaaa-bbbb-7ccc-8ddd-eeee';
+  const line = (n: number, hex = n.toString(16).padStart(8, '0')) => `${prefix}${hex} ns:authority:grant:g-${n}\n`;
+  const lines = (ns: number[]) => ns.map((n) => line(n)).join('');
+
+  it('accepts the lines of events 1..n in order, and nothing else', () => {
+    expect(inEventOrder(lines([1, 2, 3]), prefix, 3)).toBe(true);
+    expect(inEventOrder(lines(Array.from({ length: 300 }, (_, i) => i + 1)), prefix, 300)).toBe(true);
+    expect(inEventOrder(lines([2, 1, 3]), prefix, 3)).toBe(false); // out of order
+    expect(inEventOrder(lines([1, 2]), prefix, 3)).toBe(false); // one missing
+    expect(inEventOrder(lines([1, 2, 3, 4]), prefix, 3)).toBe(false); // one too many
+    expect(inEventOrder(line(1) + line(2, '0000000B') + line(3), prefix, 3)).toBe(false); // not lowercase hex
+    expect(inEventOrder(lines([1, 2, 3]).replace('ns:event:0196aaaa', 'ns:event:0196aaab'), prefix, 3)).toBe(false);
+    expect(inEventOrder(lines([1, 2, 3]).slice(0, -1), prefix, 3)).toBe(false); // no final newline
+  });
+});
