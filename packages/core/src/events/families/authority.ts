@@ -21,32 +21,19 @@ const CATEGORIES: JsonSchema = {
 };
 
 /** A grant's scope on the wire (money in major units); every member optional (docs/delegation.md). */
-const SCOPE = closedObject(
-  {
-    max_amount_per_purchase: MONEY,
-    max_daily_amount: MONEY,
-    requires_approval_above: MONEY,
-    allowed_merchant_categories: CATEGORIES,
-    blocked_merchant_categories: CATEGORIES,
-    allowed_jurisdictions: { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' }, uniqueItems: true },
-    valid_until: TIMESTAMP,
-    allowed_actions: { type: 'array', items: oneOf(PURCHASE_ACTIONS.map((a) => `purchase.${a}`)), uniqueItems: true },
-    may_delegate: BOOLEAN,
-    max_delegation_depth: { type: 'integer', minimum: 0, maximum: 16 },
-  },
-  [
-    'max_amount_per_purchase',
-    'max_daily_amount',
-    'requires_approval_above',
-    'allowed_merchant_categories',
-    'blocked_merchant_categories',
-    'allowed_jurisdictions',
-    'valid_until',
-    'allowed_actions',
-    'may_delegate',
-    'max_delegation_depth',
-  ],
-);
+const SCOPE_MEMBERS: Readonly<Record<string, JsonSchema>> = {
+  max_amount_per_purchase: MONEY,
+  max_daily_amount: MONEY,
+  requires_approval_above: MONEY,
+  allowed_merchant_categories: CATEGORIES,
+  blocked_merchant_categories: CATEGORIES,
+  allowed_jurisdictions: { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' }, uniqueItems: true },
+  valid_until: TIMESTAMP,
+  allowed_actions: { type: 'array', items: oneOf(PURCHASE_ACTIONS.map((a) => `purchase.${a}`)), uniqueItems: true },
+  may_delegate: BOOLEAN,
+  max_delegation_depth: { type: 'integer', minimum: 0, maximum: 16 },
+};
+const SCOPE = closedObject(SCOPE_MEMBERS, Object.keys(SCOPE_MEMBERS));
 
 export const AUTHORITY_EVENTS = [
   defineEventType({
