@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { CONNECTOR_ID_PATTERN, fieldError, generateWebhookSecret } from '@aar/core';
-import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
@@ -8,6 +7,7 @@ import { checkTargetAtRegistration } from './check-target.ts';
 import { bindEndpointToConnector } from './connector-binding.ts';
 import { endpointView, urlOrigin, type WebhookEndpointView } from './endpoint-view.ts';
 import { parseEventTypeFilter } from './event-type-filter.ts';
+import { newestEventSeq } from './newest-event-seq.ts';
 import { ENDPOINT_ID_PREFIX } from './read-endpoint.ts';
 import { appendWebhookEvent } from './webhook-events.ts';
 
@@ -47,12 +47,7 @@ export async function createEndpoint(
   const endpointId = `${ENDPOINT_ID_PREFIX}${ctx.newUuid()}`;
   const now = ctx.clock.now();
   const row = await ctx.writer.run(async (trx) => {
-    // The write queue holds the audit tip (FOR UPDATE on PostgreSQL) for this batch, so no other instance's event
-    // is uncommitted below this maximum: the endpoint gets exactly the events committed after it.
-    const top = await trx
-      .selectFrom('events')
-      .select(sql<number | null>`max(seq)`.as('seq'))
-      .executeTakeFirst();
+    const cursorSeq = await newestEventSeq(trx);
     const inserted = await trx
       .insertInto('webhook_endpoints')
       .values({
@@ -67,7 +62,7 @@ export async function createEndpoint(
         secret,
         previous_secret: null,
         previous_secret_until: null,
-        cursor_seq: Number(top?.seq ?? 0),
+        cursor_seq: cursorSeq,
         failing_since: null,
         lease_owner: null,
         lease_until: null,

@@ -1,9 +1,10 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { Database } from '../../store/index.ts';
 import { actorOf } from '../actor-of.ts';
 import { endpointView, type WebhookEndpointRow, type WebhookEndpointView } from './endpoint-view.ts';
+import { newestEventSeq } from './newest-event-seq.ts';
 import { readEndpoint } from './read-endpoint.ts';
 import { appendWebhookEvent } from './webhook-events.ts';
 
@@ -66,17 +67,14 @@ export async function enableEndpoint(
   const row = await ctx.writer.run(async (trx) => {
     const before = await readEndpoint(trx, endpointId);
     if (before.state === 'enabled') return before;
-    const top = await trx
-      .selectFrom('events')
-      .select(sql<number | null>`max(seq)`.as('seq'))
-      .executeTakeFirst();
+    const cursorSeq = await newestEventSeq(trx);
     const after = await trx
       .updateTable('webhook_endpoints')
       .set({
         state: 'enabled',
         disabled_reason: null,
         failing_since: null,
-        cursor_seq: Number(top?.seq ?? 0),
+        cursor_seq: cursorSeq,
         updated_at: ctx.clock.now().toISOString(),
       })
       .where('endpoint_id', '=', endpointId)
