@@ -11,7 +11,7 @@
  * verifyBundle disagrees with. Ids minted by the service (UUIDv7) differ between runs, so the output is NOT
  * byte-identical from run to run: the committed files are the vectors.
  */
-import { createPrivateKey, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import {
 } from '../../packages/core/src/index.ts';
 import { createRequestSigner } from '../../packages/sdk/src/index.ts';
 import { writeKeyFile } from '../../packages/server/src/keys/key-files.ts';
+import { keyFromSeed } from '../lib/seeded-ed25519.ts';
 import { fixedClock } from '../../packages/server/test/support/fixed-clock.ts';
 import { ADMIN_TOKEN, startTestRuntime } from '../../packages/server/test/support/test-runtime.ts';
 
@@ -37,14 +38,6 @@ const NOW_SECONDS = 1776247200;
 const ISSUER = 'http://127.0.0.1:8080';
 const ORIGIN = '127.0.0.1:8080/audit';
 const SERVICE_KEY_ID = 'ns:key:bundle-vectors-2026';
-
-/** An Ed25519 private key from a fixed 32-byte seed (PKCS#8 prefix of RFC 8410). */
-function keyFromSeed(fill: number) {
-  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.alloc(32, fill)]);
-  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-  const jwk = privateKey.export({ format: 'jwk' }) as { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string };
-  return { privateKey, jwk, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } };
-}
 
 const service = keyFromSeed(0x6b);
 const agent = keyFromSeed(0x43);

@@ -13,7 +13,7 @@
  * (UUIDv7) and the audit log's origin differ between runs, so the output is NOT byte-identical from run to run:
  * there is no drift check, the committed files are the vectors.
  */
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import {
 } from '../../packages/core/src/index.ts';
 import { createRequestSigner } from '../../packages/sdk/src/index.ts';
 import { writeKeyFile } from '../../packages/server/src/keys/key-files.ts';
+import { keyFromSeed } from '../lib/seeded-ed25519.ts';
 import { fixedClock } from '../../packages/server/test/support/fixed-clock.ts';
 import { ADMIN_TOKEN, startTestRuntime } from '../../packages/server/test/support/test-runtime.ts';
 
@@ -39,14 +40,6 @@ const NOW = '2026-04-15T10:00:00Z';
 const NOW_SECONDS = 1776247200;
 const ISSUER = 'http://127.0.0.1:8080';
 const SERVICE_KEY_ID = 'ns:key:sdk-vectors-2026';
-
-/** An Ed25519 private key from a fixed 32-byte seed (PKCS#8 prefix of RFC 8410). */
-function keyFromSeed(fill: number) {
-  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.alloc(32, fill)]);
-  const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-  const jwk = privateKey.export({ format: 'jwk' }) as { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string };
-  return { privateKey, jwk, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } };
-}
 
 const service = keyFromSeed(0x5a);
 const agent = keyFromSeed(0x42);
