@@ -8,7 +8,7 @@ import type { AppConfig } from './config.ts';
 import { auditOrigin } from './audit/audit-origin.ts';
 import { openKeyRing } from './keys/key-ring.ts';
 import { seedReferenceListings } from './services/marketplace/seed-reference-listings.ts';
-import { migrateStore, openStore } from './store/index.ts';
+import { migrateStore, openStore, type DurabilityBarrierOptions } from './store/index.ts';
 import { WriteQueue } from './store/write-queue.ts';
 import { join } from 'node:path';
 
@@ -17,6 +17,8 @@ export interface OpenRuntimeOptions {
   newUuid?: () => string;
   /** PostgreSQL schema to use (tests isolate themselves in a fresh schema) */
   migrate?: boolean;
+  /** how the SQLite log is synced and checkpointed (tests inject a slow or failing sync) */
+  durability?: DurabilityBarrierOptions;
 }
 
 export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions = {}): Promise<AppContext> {
@@ -31,6 +33,8 @@ export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions
     if (options.migrate !== false) await auditOrigin(ctx);
     // the reference listings, so a new deployment's marketplace search is not empty (idempotent)
     if (options.migrate !== false) await seedReferenceListings(ctx);
+    // start-up ran under synchronous FULL; from here commits are made durable off the event loop (store/wal-barrier.ts)
+    store.useDurabilityBarrier(options.durability);
     return ctx;
   } catch (error) {
     await store.close();

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { AarError } from '@aar/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.ts';
+import { registerDurableAnswers } from './durable-answers.ts';
 import { registerGateway } from './gateway.ts';
 import { problemFrom, sendProblem } from './problem.ts';
 import './fastify-types.ts';
@@ -40,5 +41,7 @@ export async function createFastify(ctx: AppContext, options: BuildAppOptions = 
       ),
   }).withTypeProvider<TypeBoxTypeProvider>();
   await registerGateway(app, ctx);
+  // after the gateway's onSend hooks (the idempotency record is a write): no answer leaves before it is durable
+  registerDurableAnswers(app, ctx.store);
   return app;
 }

@@ -41,6 +41,13 @@ export function registerHealth(app: FastifyInstance, ctx: AppContext): void {
 }
 
 async function pingDatabase(ctx: AppContext): Promise<void> {
+  // a failed sync of the log leaves the store refusing writes until restart (store/wal-barrier.ts)
+  const failure = ctx.store.durabilityFailure;
+  if (failure) {
+    throw new AarError('storage_unavailable', 'the database log could not be made durable; restart the service', {
+      cause: failure,
+    });
+  }
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('database did not answer in time')), DATABASE_DEADLINE_MS);

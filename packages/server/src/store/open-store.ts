@@ -6,8 +6,10 @@ import pg from 'pg';
 import type { Dialect } from './dialect.ts';
 import { directSqliteDialect } from './direct-sqlite.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { withStatementCache } from './statement-cache.ts';
+import { withStatementCache, type WriteWatch } from './statement-cache.ts';
 import type { Database } from './schema.ts';
+import { WalBarrier, type WalSync } from './wal-barrier.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface StoreOptions {
   /** PostgreSQL connection string; when absent the embedded SQLite file is used */
@@ -18,13 +20,43 @@ export interface StoreOptions {
   poolSize?: number;
 }
 
+export interface DurabilityBarrierOptions {
+  /** how the `-wal` file is made durable (fdatasync); tests inject slow or failing ones */
+  sync?: WalSync;
+  /** log size, in pages, past which the checkpoint thread copies it back (wal-checkpointer.ts) */
+  checkpointPages?: number;
+}
+
+/** SQLite's own default for `wal_autocheckpoint`, and our checkpoint thread's trigger */
+const CHECKPOINT_PAGES = 1000;
+
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   /** a human-readable location without credentials, for logs */
   readonly location: string;
+  /**
+   * Resolves once everything committed before the call is durable: at once on PostgreSQL (its commit is durable)
+   * and on SQLite before `useDurabilityBarrier` (FULL); after it, once the sync of the log covering it completed
+   * (wal-barrier.ts). Rejects with `audit_unavailable` when the log could not be made durable.
+   */
+  durable(): Promise<void>;
+  /** whether `durable()` would wait (a write not yet synced, a sync in flight, or a failed store); cheap */
+  readonly durabilityPending: boolean;
+  /** set once a sync failed: the store refuses writes until restart, and health says so */
+  readonly durabilityFailure: Error | undefined;
+  /**
+   * SQLite: from now on commits run `synchronous = NORMAL` and are made durable by the barrier, off the event loop,
+   * and checkpoints run on their own thread. Call once start-up (migrations, bootstrap: under FULL) is done.
+   * No-op on PostgreSQL and on an in-memory database.
+   */
+  useDurabilityBarrier(options?: DurabilityBarrierOptions): void;
+  /** before a write batch: a promise while a checkpoint wants new batches held (wal-checkpointer.ts) */
+  beforeWriteBatch(): Promise<void> | undefined;
   close(): Promise<void>;
 }
+
+const RESOLVED = Promise.resolve();
 
 // pg returns int8 (our `seq`) as a string by default; our sequences stay far below 2^53.
 const PG_INT8 = 20;
@@ -39,12 +71,24 @@ export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', location: redactUrl(options.databaseUrl), close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      location: redactUrl(options.databaseUrl),
+      durable: () => RESOLVED,
+      durabilityPending: false,
+      durabilityFailure: undefined,
+      useDurabilityBarrier: () => undefined,
+      beforeWriteBatch: () => undefined,
+      close: () => db.destroy(),
+    };
   }
   const file = options.sqliteFile ?? ':memory:';
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
-  // WAL for concurrent readers; synchronous FULL so an answered request survives power loss, not only a crash.
+  // WAL for concurrent readers; synchronous FULL so an answered request survives power loss, not only a crash. FULL
+  // until start-up is done; then NORMAL with our own sync of the log off the event loop (useDurabilityBarrier): the
+  // same guarantee for every answer (wal-barrier.ts).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
@@ -53,8 +97,59 @@ export function openStore(options: StoreOptions): Store {
   // which otherwise spills to a temp file past 64 KiB and costs ~50 page writes (syscalls) per decision. It holds
   // rollback data for the open transaction only; durability is the WAL's, unchanged.
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: directSqliteDialect(withStatementCache(sqlite)) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  const watch: WriteWatch = { onWrite: undefined };
+  const db = new Kysely<Database>({ dialect: directSqliteDialect(withStatementCache(sqlite, watch)) });
+  let barrier: WalBarrier | undefined;
+  let checkpointer: WalCheckpointer | undefined;
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    durable: () => barrier?.durable() ?? RESOLVED,
+    get durabilityPending() {
+      return barrier?.pending ?? false;
+    },
+    get durabilityFailure() {
+      return barrier?.failure;
+    },
+    useDurabilityBarrier(barrierOptions = {}) {
+      if (barrier || file === ':memory:') return;
+      const pageSize = Number(sqlite.pragma('page_size', { simple: true }));
+      const pages = barrierOptions.checkpointPages ?? CHECKPOINT_PAGES;
+      // a log of `pages` frames (header 32 bytes, 24 per frame); after a complete checkpoint the writer truncates the
+      // log to this size when it restarts it, so a larger file means the log grew past it (wal-checkpointer.ts)
+      const limitBytes = 32 + pages * (pageSize + 24);
+      const walCheckpointer = new WalCheckpointer({
+        file,
+        limitBytes,
+        onBroken: () => sqlite.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`),
+      });
+      // opened while FULL still holds: every commit so far is durable, and the -wal file exists (start-up wrote)
+      barrier = WalBarrier.open({
+        walFile: `${file}-wal`,
+        ...(barrierOptions.sync ? { sync: barrierOptions.sync } : {}),
+        onSynced: (walBytes) => walCheckpointer.walSynced(walBytes),
+      });
+      checkpointer = walCheckpointer;
+      const walBarrier = barrier;
+      watch.onWrite = () => {
+        walBarrier.markWritten();
+        walCheckpointer.noteWrite();
+      };
+      sqlite.pragma(`journal_size_limit = ${limitBytes}`);
+      sqlite.pragma('wal_autocheckpoint = 0');
+      sqlite.pragma('synchronous = NORMAL');
+    },
+    beforeWriteBatch: () => checkpointer?.beforeWrite(),
+    async close() {
+      // the last sync first; then the checkpoint thread's connection, so the main one closes last: SQLite then
+      // checkpoints the whole log and removes the -wal file (a clean file on disk)
+      await barrier?.close();
+      await checkpointer?.close();
+      watch.onWrite = undefined;
+      await db.destroy();
+    },
+  };
 }
 
 /** Applies every pending migration; safe to run from several instances at once (Kysely's migration lock). */

@@ -5,7 +5,12 @@
  *
  * INVARIANTS
  * - A unit's promise resolves only after the transaction holding its writes, its events and its audit entries has
- *   committed: nothing is answered that is not durable and in the audit chain.
+ *   committed and that commit is durable (`store.durable()`: on SQLite the sync of the log that covers it, made off
+ *   the event loop by wal-barrier.ts): nothing is answered that is not durable and in the audit chain. The next
+ *   batch does not wait for that sync: its statements and commit overlap the flush of the previous one, and the
+ *   batches whose commits one sync covers resolve together. `onCommit` listeners run after the sync too.
+ * - If that sync fails, the batch's units are rejected with `audit_unavailable` (committed in the file, but not
+ *   known durable, so never answered as done) and the store refuses every later write until restart.
  * - A unit that throws is rolled back alone (savepoint) and rejected with its own error; the others commit.
  * - If the batch cannot commit (or the audit chain cannot be written), every unit of it is rejected with
  *   `audit_unavailable` (HTTP 503) and nothing of it is committed: fail closed.
@@ -111,6 +116,9 @@ export class WriteQueue {
       await new Promise<void>((resolve) => setImmediate(resolve));
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.#queue.length > 0) {
+        // a checkpoint about to finish the log holds new batches for a few milliseconds (wal-checkpointer.ts)
+        const gate = this.#store.beforeWriteBatch();
+        if (gate) await gate;
         const batch = this.#queue.splice(0, this.#maxBatch);
         await this.#runBatch(batch);
         if (this.#queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -160,6 +168,18 @@ export class WriteQueue {
       for (const pending of batch) pending.reject(failure);
       return;
     }
+    // not awaited: the next batch runs while this one's commit is being made durable
+    this.#store.durable().then(
+      () => this.#settle(batch, outcomes),
+      (error: unknown) => {
+        this.#onBatchFailure?.(error, batch.length);
+        const failure = isAarError(error) && error.code === 'audit_unavailable' ? error : notDurable(error);
+        for (const pending of batch) pending.reject(failure);
+      },
+    );
+  }
+
+  #settle(batch: Pending[], outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>): void {
     batch.forEach((pending, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) pending.resolve(outcome.value);
@@ -167,6 +187,10 @@ export class WriteQueue {
     });
     if (outcomes.some((o) => o.ok)) for (const listener of this.#commitListeners) listener();
   }
+}
+
+function notDurable(cause: unknown): AarError {
+  return new AarError('audit_unavailable', 'the commit could not be made durable; the store refuses writes', { cause });
 }
 
 function auditUnavailable(cause: unknown): AarError {

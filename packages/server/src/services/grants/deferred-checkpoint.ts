@@ -5,6 +5,9 @@
  * the batch that carries it, and runs a passive checkpoint right after its answer instead. Durability is unchanged:
  * a committed WAL frame is as durable as a checkpointed page. No-op on PostgreSQL.
  * INVARIANT: the previous setting is restored whatever happens (`restore` runs in a finally).
+ * Once the store runs its own checkpoint thread (store/wal-checkpointer.ts: automatic checkpoints are 0 on the main
+ * connection, and the thread copies the log back off the event loop after the cascade's sync), there is nothing to
+ * suspend or defer, and this does nothing.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../store/index.ts';
@@ -24,7 +27,9 @@ export function deferredCheckpoint(enabled: boolean): DeferredCheckpoint {
     async suspend(trx) {
       if (!enabled || saved !== undefined) return;
       const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(trx);
-      saved = Number(rows[0]?.wal_autocheckpoint ?? 1000);
+      const current = Number(rows[0]?.wal_autocheckpoint ?? 1000);
+      if (current <= 0) return; // the checkpoint thread's store: nothing to defer
+      saved = current;
       await sql`pragma wal_autocheckpoint = 0`.execute(trx);
     },
     async restore(db) {

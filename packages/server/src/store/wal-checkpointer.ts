@@ -1,0 +1,218 @@
+/**
+ * Checkpoints of the embedded SQLite store, on their own connection in a worker thread, so that copying the log
+ * back into the database file (and its two fsyncs) never blocks the event loop. The main connection runs
+ * `wal_autocheckpoint = 0` and `journal_size_limit = limitBytes`; after every sync of the log (wal-barrier.ts) the
+ * main thread passes the `-wal` file's size here.
+ *
+ * WHEN
+ * - The file only shrinks when a writer restarts the log after a complete checkpoint (then to `journal_size_limit`,
+ *   with ftruncate: same inode). So a size above the limit means the log has grown past it since the last restart:
+ *   a checkpoint is due. A size at or below it means the log restarted (or is still small): nothing to do.
+ * - A log restarts only if a checkpoint copied every frame and no commit came in between (`noteWrite` tells; the
+ *   pass's own answer describes the log as it was when the pass began); under sustained load the
+ *   writer commits every few milliseconds, and a passive checkpoint that runs beside it almost never catches up. So
+ *   one round is two passes: a FREE pass beside the writer (copies nearly everything, however long it takes), then,
+ *   if frames remain, a GATED pass: the write queue holds its next batch (`beforeWrite`) for the few milliseconds it
+ *   takes to copy what the free pass left, so the log ends fully checkpointed and the next commit restarts it. The
+ *   event loop runs on meanwhile (reads, HTTP); only new write batches wait. If no batch comes within GATE_WAIT_MS
+ *   (the writer is idle), the gated pass runs without waiting for one.
+ * - `PRAGMA wal_checkpoint(PASSIVE)` never waits for readers or writers: frames a reader still needs stay, and
+ *   the next growth of the file triggers another round.
+ *
+ * DURABILITY is not at stake here: a committed frame is as durable in the log as in the database file, and the
+ * checkpoint syncs the log before copying and the database file before the log may be reused.
+ * FAILURE: if the thread cannot start, dies or a checkpoint fails, `onBroken` is called once (open-store.ts turns
+ * SQLite's own automatic checkpoint back on: on the event loop again, slower, but the log stays bounded).
+ * The thread's code is plain CommonJS evaluated from the string below (as signing-thread.ts does: the same in the
+ * sources, under tests and in dist/); it loads better-sqlite3 from the path this module resolves.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.sqliteModule);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 0');
+db.pragma('synchronous = FULL');
+db.pragma('wal_autocheckpoint = 0');
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ busy: result.busy, log: result.log, checkpointed: result.checkpointed });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  }
+});
+`;
+
+/** how long a gated pass waits for the write queue to reach its next batch before running anyway */
+const GATE_WAIT_MS = 20;
+/** how long `close` waits for the thread to finish its checkpoint and close its connection */
+const CLOSE_WAIT_MS = 10_000;
+
+export interface WalCheckpointerOptions {
+  /** the database file */
+  file: string;
+  /** a `-wal` file larger than this has grown past the limit since its last restart */
+  limitBytes: number;
+  /** the thread failed: checkpoints must be made some other way (called once) */
+  onBroken: (error: unknown) => void;
+}
+
+interface Reply {
+  busy?: number;
+  log?: number;
+  checkpointed?: number;
+  error?: string;
+}
+
+type State = 'idle' | 'free' | 'gate-wanted' | 'gated';
+
+export class WalCheckpointer {
+  readonly #options: WalCheckpointerOptions;
+  #worker: Worker | null = null;
+  #broken = false;
+  #state: State = 'idle';
+  /** the size that triggered the current or last round: a round starts again only once the file grew past it */
+  #triggeredAt = 0;
+  #gate: { promise: Promise<void>; resolve: () => void } | undefined;
+  #gateTimer: NodeJS.Timeout | undefined;
+  #rounds = 0;
+  #passes = 0;
+  /** a write ran on the main connection since the current pass was posted (its result then says nothing of now) */
+  #wroteDuringPass = false;
+
+  constructor(options: WalCheckpointerOptions) {
+    this.#options = options;
+  }
+
+  /** rounds started and passes completed (tests, metrics) */
+  get stats(): { rounds: number; passes: number } {
+    return { rounds: this.#rounds, passes: this.#passes };
+  }
+
+  /** After a sync of the log: starts a round when the file has grown past the limit (see WHEN). */
+  walSynced(walBytes: number): void {
+    if (walBytes <= this.#options.limitBytes) {
+      this.#triggeredAt = 0;
+      return;
+    }
+    if (this.#broken || this.#state !== 'idle' || walBytes <= this.#triggeredAt) return;
+    this.#triggeredAt = walBytes;
+    this.#rounds += 1;
+    this.#pass('free');
+  }
+
+  /** Before every write statement on the main connection (open-store.ts): cheap. */
+  noteWrite(): void {
+    this.#wroteDuringPass = true;
+  }
+
+  /** Before a write batch begins: a promise while a gated pass wants the writer held, else undefined. */
+  beforeWrite(): Promise<void> | undefined {
+    if (this.#state === 'gate-wanted') this.#startGated();
+    return this.#gate?.promise;
+  }
+
+  /** Stops the thread once its current checkpoint ended; its connection closes (the main one closes last). */
+  async close(): Promise<void> {
+    this.#broken = true;
+    this.#endGate();
+    const worker = this.#worker;
+    this.#worker = null;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_WAIT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #startGated(): void {
+    clearTimeout(this.#gateTimer);
+    this.#gateTimer = undefined;
+    let resolve!: () => void;
+    const promise = new Promise<void>((res) => (resolve = res));
+    this.#gate = { promise, resolve };
+    this.#pass('gated');
+  }
+
+  #endGate(): void {
+    clearTimeout(this.#gateTimer);
+    this.#gateTimer = undefined;
+    const gate = this.#gate;
+    this.#gate = undefined;
+    gate?.resolve();
+  }
+
+  #pass(kind: 'free' | 'gated'): void {
+    const worker = this.#thread();
+    if (!worker) {
+      this.#state = 'idle';
+      this.#endGate();
+      return;
+    }
+    this.#state = kind;
+    this.#wroteDuringPass = false;
+    worker.ref();
+    worker.postMessage('checkpoint');
+  }
+
+  #answered(reply: Reply): void {
+    this.#worker?.unref();
+    if (reply.error !== undefined) {
+      this.#fail(new Error(`checkpoint failed: ${reply.error}`));
+      return;
+    }
+    this.#passes += 1;
+    // PASSIVE reports the frames of the log as it was when the pass began: complete only if nothing came since
+    const complete = reply.log === reply.checkpointed && !this.#wroteDuringPass;
+    if (this.#state === 'free' && !complete) {
+      this.#state = 'gate-wanted';
+      this.#gateTimer = setTimeout(() => {
+        if (this.#state === 'gate-wanted') this.#startGated();
+      }, GATE_WAIT_MS);
+      this.#gateTimer.unref();
+      return;
+    }
+    this.#state = 'idle';
+    this.#endGate();
+  }
+
+  #fail(error: unknown): void {
+    const worker = this.#worker;
+    this.#worker = null;
+    this.#state = 'idle';
+    this.#endGate();
+    if (worker) void worker.terminate();
+    if (this.#broken) return;
+    this.#broken = true;
+    this.#options.onBroken(error);
+  }
+
+  #thread(): Worker | null {
+    if (this.#broken) return null;
+    if (this.#worker) return this.#worker;
+    try {
+      const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
+      const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { file: this.#options.file, sqliteModule } });
+      worker.unref();
+      worker.on('message', (reply: Reply) => this.#answered(reply));
+      worker.on('error', (error) => this.#fail(error));
+      worker.on('exit', (code) => {
+        if (this.#worker === worker) this.#fail(new Error(`the checkpoint thread exited (${code})`));
+      });
+      this.#worker = worker;
+      return worker;
+    } catch (error) {
+      this.#fail(error);
+      return null;
+    }
+  }
+}

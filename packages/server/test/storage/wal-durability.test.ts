@@ -1,0 +1,252 @@
+/**
+ * The embedded store's durability off the event loop (store/wal-barrier.ts, store/wal-checkpointer.ts): commits run
+ * `synchronous = NORMAL`, the store syncs the log itself on libuv's pool, and nothing is answered before the sync
+ * that covers it, neither a write unit nor an HTTP answer that read a committed row. A sync function is injected
+ * to hold or fail syncs. SQLite only: PostgreSQL's commit is durable and its barrier resolves at once.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Transaction } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/app-context.ts';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
+import { openRuntime } from '../../src/runtime.ts';
+import type { Database } from '../../src/store/index.ts';
+import { fdatasyncFile, type WalSync } from '../../src/store/wal-barrier.ts';
+import { testDialects } from '../support/dialects.ts';
+import { ADMIN_TOKEN, startTestRuntime } from '../support/test-runtime.ts';
+
+/** A sync that passes through to fdatasync, or is held until released, or fails. */
+class InjectedSync {
+  calls = 0;
+  held = false;
+  failing = false;
+  #waiting: Array<() => void> = [];
+  readonly sync: WalSync = async (fd) => {
+    this.calls += 1;
+    if (this.failing) throw new Error('EIO: injected sync failure');
+    if (this.held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    await fdatasyncFile(fd);
+  };
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+  release(): void {
+    this.held = false;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+interface Started {
+  ctx: AppContext;
+  app: FastifyInstance;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+async function start(sync: WalSync, checkpointPages?: number): Promise<Started> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aar-wal-'));
+  const config = loadConfig(
+    { AAR_DATA_DIR: dataDir, AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN, AAR_ISSUER_URL: 'http://127.0.0.1:8080' },
+    {},
+  );
+  const ctx = await openRuntime(config, { durability: { sync, ...(checkpointPages ? { checkpointPages } : {}) } });
+  const app = await buildApp(ctx);
+  await ensureBootstrapToken(ctx);
+  return {
+    ctx,
+    app,
+    dataDir,
+    async close() {
+      await app.close();
+      await ctx.store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const merchant = (id: string, payload = '') => ({
+  merchant_id: id,
+  display_name: `M${payload}`,
+  category: '5411',
+  jurisdiction: 'DE',
+  state: 'active' as const,
+  created_at: 't',
+  updated_at: 't',
+});
+const insertMerchant =
+  (id: string, payload = '') =>
+  async (trx: Transaction<Database>) => {
+    await trx.insertInto('merchants').values(merchant(id, payload)).execute();
+    return id;
+  };
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+const settled = <T>(promise: Promise<T>) => {
+  const state = { done: false };
+  promise.then(
+    () => (state.done = true),
+    () => (state.done = true),
+  );
+  return state;
+};
+
+describe('durability of the embedded store off the event loop', () => {
+  let started: Started | undefined;
+  afterEach(async () => {
+    await started?.close();
+    started = undefined;
+  });
+
+  it('resolves a unit only after the sync covering its commit, and runs the next batch meanwhile', async () => {
+    const injected = new InjectedSync();
+    started = await start(injected.sync);
+    const { writer, store } = started.ctx;
+    await store.durable();
+    injected.held = true;
+
+    const first = writer.run(insertMerchant('m-first'));
+    const firstState = settled(first);
+    await until(() => injected.waiting === 1, 'the first sync');
+    const batchesAfterFirst = writer.batches;
+    expect(firstState.done).toBe(false);
+    expect(store.durabilityPending).toBe(true);
+
+    // the next batch runs (statements and commit) while the first sync is still pending
+    let secondRan = false;
+    const second = writer.run(async (trx) => {
+      const value = await insertMerchant('m-second')(trx);
+      secondRan = true;
+      return value;
+    });
+    const secondState = settled(second);
+    await until(() => secondRan && writer.batches === batchesAfterFirst + 1, 'the second batch to run');
+    for (let i = 0; i < 5; i++) await turn();
+    expect(injected.waiting).toBe(1); // the second commit waits for the next sync, not a second one in parallel
+    expect(firstState.done).toBe(false);
+    expect(secondState.done).toBe(false);
+
+    injected.release();
+    expect(await first).toBe('m-first');
+    expect(await second).toBe('m-second');
+    expect(store.durabilityPending).toBe(false);
+  });
+
+  it('holds an HTTP answer that read a committed row until the sync covering it (real socket)', async () => {
+    const injected = new InjectedSync();
+    started = await start(injected.sync);
+    const { store } = started.ctx;
+    const base = await started.app.listen({ host: '127.0.0.1', port: 0 });
+    const get = () =>
+      fetch(`${base}/v1/merchants/m-read`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((res) =>
+        res.status === 200 ? 200 : res.status,
+      );
+    await store.durable();
+    injected.held = true;
+    // committed outside the write queue (autocommit), as a webhook fan-out or a token-usage upsert would be
+    await store.db.insertInto('merchants').values(merchant('m-read')).execute();
+    const answer = get();
+    const answerState = settled(answer);
+    await until(() => injected.waiting >= 1, 'the sync');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(answerState.done).toBe(false);
+    injected.release();
+    expect(await answer).toBe(200);
+    // clean again: the next answer passes without a sync
+    const calls = injected.calls;
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(injected.calls).toBe(calls);
+  });
+
+  it('fails closed when a sync fails: 503, writes refused until restart, health 503', async () => {
+    const injected = new InjectedSync();
+    started = await start(injected.sync);
+    const { writer, store } = started.ctx;
+    const base = await started.app.listen({ host: '127.0.0.1', port: 0 });
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    await store.durable();
+    injected.failing = true;
+
+    const created = await fetch(`${base}/v1/merchants`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ id: 'm-lost', display_name: 'Lost', category: '5411', jurisdiction: 'DE' }),
+    });
+    expect(created.status).toBe(503);
+    expect((await created.json()) as { code?: string }).toMatchObject({ code: 'audit_unavailable' });
+    expect(store.durabilityFailure).toBeDefined();
+
+    injected.failing = false; // a later sync would succeed: the store must stay failed anyway
+    await expect(writer.run(insertMerchant('m-after'))).rejects.toMatchObject({ code: 'audit_unavailable' });
+    await expect(store.db.insertInto('merchants').values(merchant('m-direct')).execute()).rejects.toMatchObject({
+      code: 'audit_unavailable',
+    });
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(503);
+    expect((await health.json()) as { code?: string }).toMatchObject({ code: 'storage_unavailable' });
+    const read = await fetch(`${base}/v1/merchants/m-lost`, { headers: admin });
+    expect(read.status).toBe(503);
+  });
+
+  it('keeps the log bounded over thousands of writes with the checkpoint thread, and leaves a clean file', async () => {
+    const pages = 50;
+    started = await start(fdatasyncFile, pages);
+    const { writer, store } = started.ctx;
+    const file = join(started.dataDir, 'aar.sqlite');
+    const limit = 32 + pages * (4096 + 24);
+    let largest = 0;
+    let restarted = false;
+    const payload = 'x'.repeat(1500);
+    for (let round = 0; round < 60; round++) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => writer.run(insertMerchant(`m-${round}-${i}`, payload))));
+      const size = statSync(`${file}-wal`).size;
+      // start-up ran with SQLite's own checkpoints (up to 1,000 pages); from the first restart on, ours hold
+      if (size <= limit) restarted = true;
+      if (restarted) largest = Math.max(largest, size);
+    }
+    await store.durable();
+    // 3,000 rows of ~1.5 KB: ~1,500 pages went through the log, 30 times the limit
+    expect(statSync(file).size).toBeGreaterThan(10 * limit);
+    expect(restarted).toBe(true);
+    expect(largest).toBeLessThan(4 * limit);
+    const [count] = await store.db
+      .selectFrom('merchants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .execute();
+    expect(Number(count?.n)).toBeGreaterThanOrEqual(3_000);
+    const dataDir = started.dataDir;
+    await started.app.close();
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    rmSync(dataDir, { recursive: true, force: true });
+    started = undefined;
+  });
+});
+
+describe.each(await testDialects())('the durability barrier on %s', (dialect) => {
+  it('resolves at once when nothing was written since the last sync', async () => {
+    const rt = await startTestRuntime({ dialect });
+    try {
+      await rt.ctx.store.durable();
+      expect(rt.ctx.store.durabilityPending).toBe(false);
+      await rt.ctx.writer.run(insertMerchant('m-one'));
+      expect(rt.ctx.store.durabilityPending).toBe(false);
+      expect(rt.ctx.store.durabilityFailure).toBeUndefined();
+    } finally {
+      await rt.close();
+    }
+  });
+});
