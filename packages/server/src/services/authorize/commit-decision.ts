@@ -33,19 +33,19 @@ import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
 import { encodeDecisionRecord } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
-import { appendEvent } from '../events/append-event.ts';
 import { derivesTo } from '../events/decision-envelope.ts';
-import {
-  ENSURE_SPEND_ROW,
-  INSERT_DECISION,
-  INSERT_NONCE,
-  RESERVE_SPEND,
-  SPEND_ROWS,
-  SPEND_ROWS_FOR_UPDATE,
-} from './decision-statements.ts';
+import { ENSURE_SPEND_ROW, INSERT_NONCE, SPEND_ROWS, SPEND_ROWS_FOR_UPDATE } from './decision-statements.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
 import type { PayloadVerification } from './verify-payload.ts';
+import {
+  lockNonceAndSpend,
+  nonceExpiry,
+  reserveSpend,
+  writeDecision,
+  type DecisionInsert,
+  type SpendRow,
+} from './write-decision.ts';
 
 export interface CommitDecisionInput {
   request: DecisionRequest;
@@ -65,15 +65,18 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
     const snapshot: DecisionSnapshot = input.snapshot;
 
-    snapshot.payload.nonce_fresh = input.payload.nonce ? await rememberNonce(ctx, trx, input.payload.nonce) : false;
-
     // Every covering chain's spend (each candidate grant counts against its own day), locked before decide reads it.
     const chains = [snapshot.grants, ...(snapshot.alternatives ?? [])];
     const links = chains.flat();
     const grantIds = [...new Set(links.map((g) => g.grant_id))];
+    // PostgreSQL: the nonce and the spend lock in one round trip (write-decision.ts); SQLite: one statement each
+    const nonce = input.payload.nonce;
+    const joined =
+      postgres && nonce && grantIds.length > 0 ? await lockNonceAndSpend(ctx, trx, nonce, day, grantIds) : undefined;
+    snapshot.payload.nonce_fresh = joined ? joined.fresh : nonce ? await rememberNonce(ctx, trx, nonce) : false;
     if (grantIds.length > 0) {
       const spendRows = postgres ? SPEND_ROWS_FOR_UPDATE : SPEND_ROWS;
-      let rows = (await spendRows.execute(trx, { day }, grantIds)).rows;
+      let rows: SpendRow[] = joined?.rows ?? (await spendRows.execute(trx, { day }, grantIds)).rows;
       if (request.action === 'execute' && request.amount && rows.length < grantIds.length) {
         // The day's first reservation against some grant: create its row (in grant-id order, so two transactions
         // creating rows of overlapping chains cannot deadlock), then read and lock them all again. A row another
@@ -105,10 +108,12 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const auditRef = mintedId('audit', ctx.newUuid());
     const evidenceRefs = [mintedId('evidence-pack', ctx.newUuid())];
 
-    if (result.reservation) {
-      const { amount, grant_ids: grantIds } = result.reservation;
-      await RESERVE_SPEND.execute(trx, { minor: amount.minor, day }, grantIds);
-    }
+    const reservation = result.reservation && {
+      minor: result.reservation.amount.minor,
+      day,
+      grantIds: result.reservation.grant_ids,
+    };
+    await reserveSpend(ctx, trx, reservation);
 
     let approval: AuthorizeResponse['approval'];
     // set only when this decision created the approval that an allowed request_approval pushes (not when a retry
@@ -171,7 +176,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       engine_version: ENGINE_VERSION,
       decision_map: map,
     });
-    await INSERT_DECISION.execute(trx, {
+    const decisionRow: DecisionInsert = {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
       reason: result.reason,
@@ -196,8 +201,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       created_at: nowIso,
       updated_at: nowIso,
       record: encodeDecisionRecord(recordText),
-    });
-    await appendEvent(trx, ctx, {
+    };
+    // the reservation too on PostgreSQL, in one statement with the decision and the event (write-decision.ts)
+    await writeDecision(ctx, trx, decisionRow, reservation, {
       // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
       event_type: pushed ? 'ns.decision.requires_approval' : DECISION_ENTRY_KIND[result.decision]!,
       actor_entity_id: request.actor_entity_id,
@@ -254,8 +260,7 @@ async function rememberNonce(
   trx: Transaction<Database>,
   n: NonNullable<PayloadVerification['nonce']>,
 ): Promise<boolean> {
-  // kept for twice the window after `created`: long enough that a replay is always either remembered or stale
-  const expiresAt = new Date((n.created + 2 * ctx.config.signatureWindowSeconds) * 1000).toISOString();
+  const expiresAt = nonceExpiry(n.created, ctx.config.signatureWindowSeconds);
   const inserted = await INSERT_NONCE.execute(trx, {
     keyid: n.keyid,
     nonce: n.nonce,

@@ -66,7 +66,7 @@ export const RESERVE_SPEND = prepareListQuery(
 type DecisionRow = Required<Omit<Insertable<DecisionsTable>, 'seq'>>;
 
 /** every column but `seq`: `satisfies` fails the type-check when a column is added to the table and not here */
-const DECISION_COLUMNS = Object.keys({
+export const DECISION_COLUMNS = Object.keys({
   policy_decision_id: true,
   decision: true,
   reason: true,

@@ -68,6 +68,30 @@ export async function appendEvent(
   ctx: AppContext,
   input: EventInput,
 ): Promise<UnsignedEventEnvelope> {
+  const { envelope, row } = await prepareEvent(trx, ctx, input);
+  await INSERT_EVENT.execute(trx, row);
+  return envelope;
+}
+
+/** The events row `appendEvent` inserts (the caller inserts it in the same transaction, or the unit fails). */
+export interface EventRow {
+  event_id: string;
+  event_type: string;
+  occurred_at: string;
+  subject_ref: string;
+  envelope: string;
+}
+
+/**
+ * Everything `appendEvent` does but the insert of the events row, which the caller makes itself in the same unit of
+ * work (authorize on PostgreSQL writes it in one statement with the decision: commit-decision.ts). The audit entry
+ * is appended here, so a unit that does not insert the row must fail (its savepoint takes the entry back).
+ */
+export async function prepareEvent(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  input: EventInput,
+): Promise<{ envelope: UnsignedEventEnvelope; row: EventRow }> {
   assertCatalogued(input.event_type, input.reason_code);
   const eventId = mintedId('event', ctx.newUuid());
   const occurredAt = ctx.clock.now().toISOString();
@@ -95,12 +119,12 @@ export async function appendEvent(
       : { record: input.audit_record ?? envelope }),
     occurred_at: occurredAt,
   });
-  await INSERT_EVENT.execute(trx, {
+  const row: EventRow = {
     event_id: eventId,
     event_type: input.event_type,
     occurred_at: occurredAt,
     subject_ref: input.subject_ref,
     envelope: input.storeEnvelope?.(envelope) === false ? '' : JSON.stringify(envelope),
-  });
-  return envelope;
+  };
+  return { envelope, row };
 }
