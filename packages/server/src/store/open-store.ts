@@ -41,8 +41,15 @@ export interface Store {
    * (wal-barrier.ts). Rejects with `audit_unavailable` when the log could not be made durable.
    */
   durable(): Promise<void>;
-  /** whether `durable()` would wait (a write not yet synced, a sync in flight, or a failed store); cheap */
-  readonly durabilityPending: boolean;
+  /**
+   * Whether an answer leaving now must wait for `answerDurable()`: a commit it may have read or made is not durable
+   * yet, or the store failed (wal-barrier.ts: WHICH COMMITS AN ANSWER WAITS FOR). Cheap; always false on PostgreSQL.
+   */
+  readonly answerPending: boolean;
+  /** resolves once every commit an answer leaving now may depend on is durable */
+  answerDurable(): Promise<void>;
+  /** the write queue, with its transaction's connection held, right before its COMMIT (its units wait on `durable()`) */
+  queueCommitNext(): void;
   /** set once a sync failed: the store refuses writes until restart, and health says so */
   readonly durabilityFailure: Error | undefined;
   /**
@@ -76,7 +83,9 @@ export function openStore(options: StoreOptions): Store {
       dialect: 'postgres',
       location: redactUrl(options.databaseUrl),
       durable: () => RESOLVED,
-      durabilityPending: false,
+      answerPending: false,
+      answerDurable: () => RESOLVED,
+      queueCommitNext: () => undefined,
       durabilityFailure: undefined,
       useDurabilityBarrier: () => undefined,
       beforeWriteBatch: () => undefined,
@@ -97,7 +106,7 @@ export function openStore(options: StoreOptions): Store {
   // which otherwise spills to a temp file past 64 KiB and costs ~50 page writes (syscalls) per decision. It holds
   // rollback data for the open transaction only; durability is the WAL's, unchanged.
   sqlite.pragma('temp_store = MEMORY');
-  const watch: WriteWatch = { onWrite: undefined };
+  const watch: WriteWatch = { onStatement: undefined };
   const db = new Kysely<Database>({ dialect: directSqliteDialect(withStatementCache(sqlite, watch)) });
   let barrier: WalBarrier | undefined;
   let checkpointer: WalCheckpointer | undefined;
@@ -106,9 +115,11 @@ export function openStore(options: StoreOptions): Store {
     dialect: 'sqlite',
     location: file,
     durable: () => barrier?.durable() ?? RESOLVED,
-    get durabilityPending() {
-      return barrier?.pending ?? false;
+    get answerPending() {
+      return barrier?.answerPending ?? false;
     },
+    answerDurable: () => barrier?.answerDurable() ?? RESOLVED,
+    queueCommitNext: () => barrier?.queueCommitNext(),
     get durabilityFailure() {
       return barrier?.failure;
     },
@@ -132,9 +143,9 @@ export function openStore(options: StoreOptions): Store {
       });
       checkpointer = walCheckpointer;
       const walBarrier = barrier;
-      watch.onWrite = () => {
-        walBarrier.markWritten();
-        walCheckpointer.noteWrite();
+      watch.onStatement = (kind) => {
+        walBarrier.noteStatement(kind);
+        if (kind === 'commit') walCheckpointer.noteWrite();
       };
       sqlite.pragma(`journal_size_limit = ${limitBytes}`);
       sqlite.pragma('wal_autocheckpoint = 0');
@@ -146,7 +157,7 @@ export function openStore(options: StoreOptions): Store {
       // checkpoints the whole log and removes the -wal file (a clean file on disk)
       await barrier?.close();
       await checkpointer?.close();
-      watch.onWrite = undefined;
+      watch.onStatement = undefined;
       await db.destroy();
     },
   };

@@ -13,8 +13,9 @@
  *   write(2) returned puts those frames (and the file size that covers them) on disk, so from the answer on the
  *   commit survives a power failure exactly as under FULL.
  * - Between commit and sync nothing leaves the process: the write queue resolves a unit only after the barrier
- *   covering its batch; the `onSend` hook holds every answer while a write is unsynced or a sync is in flight (so a
- *   read of a committed but unsynced row waits too); webhook deliveries call `durable()` first.
+ *   covering its batch; the `onSend` hook holds every answer until every commit it may depend on is synced (a read
+ *   of a committed but unsynced row included: see WHICH COMMITS AN ANSWER WAITS FOR below); webhook deliveries call
+ *   `durable()` first.
  * - Where FULL syncs more than NORMAL: the WAL header when the log restarts. NORMAL syncs it too ("the WAL file
  *   header is synchronized when a WAL file begins to be reused after a checkpoint"), and frames of a new
  *   generation whose header were lost would fail the salt check at recovery: lost, never misread; and they are not
@@ -59,8 +60,9 @@ export interface WalBarrierOptions {
   onSynced?: (walBytes: number) => void;
 }
 
-interface Deferred {
-  promise: Promise<void>;
+interface Waiter {
+  /** resolved once this many commits are durable */
+  target: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -68,18 +70,37 @@ interface Deferred {
 const RESOLVED = Promise.resolve();
 const ignore = (): void => undefined;
 
+/** What a statement is to the barrier (statement-cache.ts classifies each once). */
+export type StatementKind = 'read' | 'write' | 'commit' | 'rollback';
+
+/**
+ * WHICH COMMITS AN ANSWER WAITS FOR. Commits are numbered as they happen (a COMMIT, or a write outside a
+ * transaction). An answer may depend on (a) rows it read: a read sees every commit made before it; (b) its own
+ * writes outside the write queue: their commits; (c) its write-queue units: each resolves only after the sync that
+ * covers its batch. So `seen` = the number of commits as of the latest read, or the latest commit outside the write
+ * queue, whichever is later (global, monotonic: at least what any one answer read or wrote), and an answer waits
+ * only while fewer commits than `seen` are durable. The write queue's own commit does not move `seen` (point c):
+ * otherwise, with the next batch committing while the previous one's sync is in flight, every answer of a batch
+ * would wait one more sync for the next batch, which it never read.
+ */
 export class WalBarrier {
   readonly #walFile: string;
   readonly #sync: WalSync;
   readonly #onSynced: ((walBytes: number) => void) | undefined;
   readonly #fd: number;
   readonly #identity: Pick<Stats, 'ino' | 'dev'>;
-  /** a write statement ran since the last sync started */
-  #dirty = false;
-  /** the sync in flight; it covers everything written before it started */
-  #inFlight: Promise<void> | undefined;
-  /** callers that wrote while a sync was in flight: one sync, started when the current one ends, covers them all */
-  #next: Deferred | undefined;
+  /** commits made on the connection */
+  #committed = 0;
+  /** commits known durable */
+  #synced = 0;
+  /** commits the sync in flight covers */
+  #syncing = 0;
+  /** see WHICH COMMITS AN ANSWER WAITS FOR */
+  #seen = 0;
+  /** the next COMMIT is the write queue's (set by the queue at the end of its batch, with the connection held) */
+  #queueCommitNext = false;
+  #inFlight = false;
+  #waiters: Waiter[] = [];
   #failure: AarError | undefined;
   #closed = false;
 
@@ -103,10 +124,33 @@ export class WalBarrier {
     }
   }
 
-  /** Called before every write statement on the connection (BEGIN and COMMIT included); throws once failed. */
-  markWritten(): void {
-    if (this.#failure) throw this.#failure;
-    this.#dirty = true;
+  /**
+   * Called before every statement on the connection (statement-cache.ts); `commit` for a COMMIT or a write outside a
+   * transaction. Throws for any write once the store failed (a ROLLBACK is always let through).
+   */
+  noteStatement(kind: StatementKind): void {
+    switch (kind) {
+      case 'read':
+        this.#seen = this.#committed;
+        return;
+      case 'rollback':
+        this.#queueCommitNext = false;
+        return;
+      case 'write':
+        if (this.#failure) throw this.#failure;
+        return;
+      case 'commit': {
+        if (this.#failure) throw this.#failure;
+        this.#committed += 1;
+        if (this.#queueCommitNext) this.#queueCommitNext = false;
+        else this.#seen = this.#committed;
+      }
+    }
+  }
+
+  /** The write queue, with the connection held, just before its COMMIT: that commit's units wait on `durable()`. */
+  queueCommitNext(): void {
+    this.#queueCommitNext = true;
   }
 
   /** The reason the store refuses writes, once a sync failed. */
@@ -114,27 +158,19 @@ export class WalBarrier {
     return this.#failure;
   }
 
-  /** Whether an answer must wait for `durable()`: a write not yet synced, a sync in flight, or a failed store. */
-  get pending(): boolean {
-    return this.#dirty || this.#inFlight !== undefined || this.#failure !== undefined;
+  /** Whether an answer must wait (`answerDurable()`): a commit it may depend on is not durable yet, or the store failed. */
+  get answerPending(): boolean {
+    return this.#synced < this.#seen || this.#failure !== undefined;
   }
 
   /** Resolves once everything committed before the call is on disk; rejects with `audit_unavailable` if it cannot be. */
   durable(): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure);
-    if (!this.#dirty) return this.#inFlight ?? RESOLVED;
-    if (this.#inFlight === undefined) return this.#start();
-    if (!this.#next) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      promise.catch(ignore);
-      this.#next = { promise, resolve, reject };
-    }
-    return this.#next.promise;
+    return this.#durableUpTo(this.#committed);
+  }
+
+  /** Resolves once every commit an answer leaving now may depend on is on disk (see WHICH COMMITS...). */
+  answerDurable(): Promise<void> {
+    return this.#durableUpTo(this.#seen);
   }
 
   /** Waits for the last sync (its failure is already recorded) and closes the descriptor. */
@@ -145,12 +181,26 @@ export class WalBarrier {
     closeSync(this.#fd);
   }
 
-  #start(): Promise<void> {
-    this.#dirty = false;
-    const run = this.#syncOnce().then(
+  #durableUpTo(target: number): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (target <= this.#synced) return RESOLVED;
+    const promise = new Promise<void>((resolve, reject) => this.#waiters.push({ target, resolve, reject }));
+    // one sync at a time: commits made while one is in flight are covered by the next, started when it ends
+    if (!this.#inFlight) this.#start();
+    return promise;
+  }
+
+  #start(): void {
+    this.#inFlight = true;
+    this.#syncing = this.#committed;
+    this.#syncOnce().then(
       (walBytes) => {
-        this.#inFlight = undefined;
-        this.#continue();
+        this.#inFlight = false;
+        this.#synced = Math.max(this.#synced, this.#syncing);
+        const waiting = this.#waiters;
+        this.#waiters = waiting.filter((w) => w.target > this.#synced);
+        for (const w of waiting) if (w.target <= this.#synced) w.resolve();
+        if (this.#waiters.length > 0) this.#start();
         try {
           this.#onSynced?.(walBytes);
         } catch {
@@ -158,27 +208,17 @@ export class WalBarrier {
         }
       },
       (error: unknown) => {
+        this.#inFlight = false;
         this.#failure ??= new AarError(
           'audit_unavailable',
           'the write-ahead log could not be made durable; the store refuses writes until the service restarts',
           { cause: error },
         );
-        this.#inFlight = undefined;
-        this.#continue();
-        throw this.#failure;
+        const waiting = this.#waiters;
+        this.#waiters = [];
+        for (const w of waiting) w.reject(this.#failure);
       },
     );
-    run.catch(ignore);
-    this.#inFlight = run;
-    return run;
-  }
-
-  #continue(): void {
-    const next = this.#next;
-    if (!next) return;
-    this.#next = undefined;
-    if (this.#failure) next.reject(this.#failure);
-    else this.#start().then(next.resolve, next.reject);
   }
 
   async #syncOnce(): Promise<number> {

@@ -161,6 +161,8 @@ export class WriteQueue {
         } catch (error) {
           throw auditUnavailable(error);
         }
+        // the next statement on the held connection is our COMMIT: its units wait on durable() below
+        this.#store.queueCommitNext();
       });
     } catch (error) {
       this.#onBatchFailure?.(error, batch.length);
