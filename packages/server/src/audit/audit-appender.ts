@@ -4,8 +4,8 @@
  * batches of all instances append in one order — when the appender is *settled*: at the end of the batch (`flush`),
  * or earlier when a unit needs positions (`settle`: an entry's index, the size or root for a checkpoint). Until then
  * the batch's entries wait in memory and are written together at the end: two multi-row INSERTs per batch instead of
- * two per entry, and on PostgreSQL the tip is locked only for the end of the batch, so the batches of several
- * instances overlap until then. Once settled, every append is written at once. A unit of work that fails rolls its
+ * two per entry (on PostgreSQL, for a batch of up to FLUSH_MAX_ENTRIES, one statement with the tip's write), and on
+ * PostgreSQL the tip is locked only for the end of the batch, so the batches of several instances overlap until then. Once settled, every append is written at once. A unit of work that fails rolls its
  * entries back with its savepoint, and the appender's memory with `restore()`.
  * INVARIANT: entry i's prev_leaf_hash is entry i-1's leaf hash; audit_nodes holds every perfect subtree hash.
  */
@@ -14,6 +14,9 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../store/index.ts';
 import { AUDIT_ENTRY_SCHEMA, encodeEntry, recordDigest, type AuditEntry } from './audit-entry.ts';
 import {
+  FLUSH_MAX_ENTRIES,
+  FLUSH_MAX_NODES,
+  writeBatchEnd,
   INSERT_ENTRIES,
   INSERT_NODES,
   PREPARED_ROWS,
@@ -162,18 +165,46 @@ export class AuditAppender {
 
   /** Reads (and on PostgreSQL locks) the tip if not yet done, and writes every entry still in memory. */
   async settle(): Promise<void> {
-    if (!this.#tip) {
-      const [tip] = (await (this.#postgres ? READ_TIP_FOR_UPDATE : READ_TIP).execute(this.#trx, {})).rows;
-      if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
-      const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
-      if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
-      this.#tip = { size: Number(tip.size), lastLeafHash: tip.last_leaf_hash, range };
-    }
+    if (!this.#tip) await this.#readTip();
     await this.#writePending();
   }
 
-  /** Settles, then writes the tip back; called once per batch, after every unit. */
+  /** Reads (and on PostgreSQL locks) the tip. */
+  async #readTip(): Promise<void> {
+    const [tip] = (await (this.#postgres ? READ_TIP_FOR_UPDATE : READ_TIP).execute(this.#trx, {})).rows;
+    if (!tip) throw new AarError('audit_unavailable', 'the audit chain has no state row');
+    const range = CompactRange.fromJSON(JSON.parse(tip.frontier));
+    if (range.size !== Number(tip.size)) throw new AarError('audit_unavailable', 'the audit tip is inconsistent');
+    this.#tip = { size: Number(tip.size), lastLeafHash: tip.last_leaf_hash, range };
+  }
+
+  /**
+   * Settles, then writes the tip back; called once per batch, after every unit. On PostgreSQL, when the batch's
+   * entries are still in memory and few, they, their nodes and the tip are written by one statement (a round trip
+   * is what costs there, and the tip is locked from its read to the commit).
+   */
   async flush(nowIso: string): Promise<void> {
+    if (this.#postgres) {
+      if (!this.#tip) await this.#readTip();
+      const pending = this.#chainPending();
+      if (pending && pending.entries.length <= FLUSH_MAX_ENTRIES && pending.nodes.length <= FLUSH_MAX_NODES) {
+        const tip = this.#settledTip();
+        await this.#guarded(pending.mark, () =>
+          writeBatchEnd(this.#trx, pending.entries, pending.nodes, {
+            size: tip.size,
+            last_leaf_hash: tip.lastLeafHash,
+            frontier: JSON.stringify(tip.range.toJSON()),
+            updated_at: nowIso,
+          }),
+        );
+        this.#written = this.#entries.length;
+        return;
+      }
+      if (pending) {
+        await this.#guarded(pending.mark, () => this.#insert(pending.entries, pending.nodes));
+        this.#written = this.#entries.length;
+      }
+    }
     await this.settle();
     const tip = this.#settledTip();
     await WRITE_TIP.execute(this.#trx, {
@@ -191,7 +222,18 @@ export class AuditAppender {
 
   /** Chains the entries not written yet onto the tip and inserts them with their subtree nodes. */
   async #writePending(): Promise<void> {
-    if (this.#written === this.#entries.length) return;
+    const pending = this.#chainPending();
+    if (!pending) return;
+    await this.#guarded(pending.mark, () => this.#insert(pending.entries, pending.nodes));
+    this.#written = this.#entries.length;
+  }
+
+  /**
+   * Chains the entries not written yet onto the tip (in memory: the tip moves past them) and gives their rows and
+   * subtree nodes to write, with the mark to restore if the write fails; undefined when nothing is pending.
+   */
+  #chainPending(): { entries: EntryRow[]; nodes: NodeRow[]; mark: AuditMark } | undefined {
+    if (this.#written === this.#entries.length) return undefined;
     const tip = this.#settledTip();
     const mark = this.mark();
     const entries: EntryRow[] = [];
@@ -226,8 +268,13 @@ export class AuditAppender {
       tip.size += 1;
       tip.lastLeafHash = leafB64;
     }
+    return { entries, nodes, mark };
+  }
+
+  /** Runs the write of chained entries; on failure back to `mark`, and audit_unavailable. */
+  async #guarded(mark: AuditMark, write: () => Promise<unknown>): Promise<void> {
     try {
-      await this.#insert(entries, nodes);
+      await write();
     } catch (error) {
       this.restore(mark);
       // fail closed: the change this entry records is rolled back with it and the caller gets 503
@@ -235,7 +282,6 @@ export class AuditAppender {
         cause: error,
       });
     }
-    this.#written = this.#entries.length;
   }
 
   /** Prepared multi-row inserts of up to PREPARED_ROWS rows; bulk appends as large as bound-variable limits allow. */
