@@ -1,13 +1,13 @@
 /**
  * `POST /v1/runtime/authorize` over real HTTP against `aar serve` on its embedded default (SQLite file, WAL,
- * synchronous FULL), with a bare Fastify JSON echo as the ceiling; both servers are child processes on loopback and
+ * synchronous NORMAL with the store's own fdatasync of the log before every answer), with a bare Fastify JSON echo as the ceiling; both servers are child processes on loopback and
  * the load (autocannon) runs here. Every authorize request is signed beforehand with its own nonce, and every run is
  * checked to have decided allows only. See bench/README.md for what the rows mean.
  */
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
-import { buildWorld, AGENT_ID } from './authorize-http/build-world.ts';
+import { buildWorld, isBenchAgent } from './authorize-http/build-world.ts';
 import { assertAllAllowed, createAnswerTally, isAllow, splitDecisions } from './authorize-http/check-answers.ts';
 import { countStoredDecisions, settledDecisions } from './authorize-http/count-decisions.ts';
 import { ECHO_PATH } from './authorize-http/echo-server.ts';
@@ -19,7 +19,13 @@ import {
   type RequestFeed,
 } from './authorize-http/request-pool.ts';
 import { runLoad, runLoadOn, type LoadOptions } from './authorize-http/run-load.ts';
-import { postgresReachable, startScenario, type Scenario, type ScenarioKind } from './authorize-http/scenarios.ts';
+import {
+  AGENTS,
+  postgresReachable,
+  startScenario,
+  type Scenario,
+  type ScenarioKind,
+} from './authorize-http/scenarios.ts';
 import { startEchoServer } from './authorize-http/start-servers.ts';
 import type { ChildServer } from './authorize-http/spawn-child.ts';
 import { fixedRateMeasurement, throughputMeasurement } from './authorize-http/to-measurement.ts';
@@ -54,7 +60,7 @@ const requireHere = createRequire(import.meta.url);
 export const authorizeHttp: Benchmark = {
   name: 'authorize-http',
   description:
-    '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve` in child processes: SQLite WAL synchronous FULL; PostgreSQL with one and with two instances) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
+    '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve` in child processes: SQLite WAL, its log fdatasynced off the event loop before every answer; PostgreSQL with one and with two instances, one agent and grant, then many) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
   async run(): Promise<BenchReport> {
     const loadAtStart = os.loadavg();
     const fastifyVersion = sameFastifyVersion();
@@ -63,10 +69,14 @@ export const authorizeHttp: Benchmark = {
     const counts = { signed: 0, signMs: 0, bodyBytes: 0 };
     const skipped: string[] = [];
     try {
-      const kinds: ScenarioKind[] = ['sqlite'];
+      const kinds: ScenarioKind[] = [];
+      if (process.env.AAR_BENCH_AUTHORIZE_SQLITE === '0')
+        skipped.push('SQLite groups skipped (AAR_BENCH_AUTHORIZE_SQLITE=0)');
+      else kinds.push('sqlite');
       if (process.env.AAR_BENCH_AUTHORIZE_PG === '0')
         skipped.push('PostgreSQL groups skipped (AAR_BENCH_AUTHORIZE_PG=0)');
-      else if (await postgresReachable()) kinds.push('postgres-1', 'postgres-2');
+      else if (await postgresReachable())
+        kinds.push('postgres-1', 'postgres-2', 'postgres-1-agents', 'postgres-2-agents');
       else skipped.push('PostgreSQL not reachable (AAR_TEST_PG_URL): its groups are skipped');
       for (const kind of kinds) {
         const scenario = await startScenario(kind);
@@ -98,6 +108,7 @@ export const authorizeHttp: Benchmark = {
             `max throughput: ${CONNECTIONS} connections (split evenly over the instances), echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,
             `fixed rates (autocannon \`overallRate\`: a quota per connection per 1-s window, not constant arrivals): ${FIXED_RATES.join(', ')} req/s on SQLite, and half the max throughput each store reached just before, ${FIXED_RATE_CONNECTIONS} connections, ${FIXED_SECONDS} s or rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = the rate was not sustained`,
             "PostgreSQL: a fresh schema on the local server (AAR_TEST_PG_URL); with two instances both share the schema and the audit chain, CPU per request counts both processes (not PostgreSQL's own)",
+            `PostgreSQL groups "${AGENTS} agents": ${AGENTS} cardholders (person, agent, card token, grant each), the pool signed by each agent in turn; the other groups have one agent and one grant, whose day's spend row every request locks until its batch commits`,
           ],
         }),
         ...skipped,
@@ -113,7 +124,7 @@ async function measureScenario(
   counts: { signed: number; signMs: number; bodyBytes: number },
 ): Promise<GroupRuns[]> {
   const first = scenario.servers[0]!;
-  const world = await buildWorld(first.base, first.adminToken);
+  const world = await buildWorld(first.base, first.adminToken, scenario.agents);
   const sign = async (n: number) => {
     const started = performance.now();
     const pool = await signRequestPool(world, n);
@@ -195,7 +206,7 @@ function toMeasurements(runs: GroupRuns): Measurement[] {
 type LoadShape = Pick<LoadOptions, 'connections' | 'amount' | 'maxSeconds' | 'overallRate'>;
 
 async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShape): Promise<RunStats> {
-  const tally = createAnswerTally((body) => body.actor_entity_id === AGENT_ID);
+  const tally = createAnswerTally((body) => isBenchAgent(body.actor_entity_id));
   const cpuBefore = readProcessCpuMs(echo.pid);
   const result = await runLoad({
     ...shape,

@@ -4,7 +4,7 @@
  * replay, which the service answers with a deny (`payload_replayed`) and the benchmark would count as one.
  */
 import { createRequestSigner } from '@aar/sdk';
-import { purchaseBody, type BenchWorld } from './build-world.ts';
+import type { BenchWorld } from './build-world.ts';
 
 export const AUTHORIZE_PATH = '/v1/runtime/authorize';
 
@@ -18,18 +18,27 @@ export interface SignedRequest {
 /** Batches of concurrent signatures: WebCrypto signs off the main thread, so two cores sign in parallel. */
 const SIGN_BATCH = 256;
 
-/** `count` authorize requests, each signed with its own nonce over `@method`, `@target-uri` and `content-digest`. */
+/**
+ * `count` authorize requests, each signed with its own nonce over `@method`, `@target-uri` and `content-digest`, by
+ * the world's agents in turn (request i by agent i mod the number of agents, with that agent's purchase body).
+ */
 export async function signRequestPool(world: BenchWorld, count: number): Promise<SignedRequest[]> {
-  const signer = createRequestSigner({ keyId: world.agentKeyId, privateJwk: world.agentPrivateJwk });
+  const agents = world.agents.map((agent) => ({
+    signer: createRequestSigner({ keyId: agent.keyId, privateJwk: agent.privateJwk }),
+    body: JSON.stringify(agent.body),
+  }));
   const url = `${world.base}${AUTHORIZE_PATH}`;
-  const body = JSON.stringify(purchaseBody());
   const pool: SignedRequest[] = [];
   while (pool.length < count) {
     const batch = Math.min(SIGN_BATCH, count - pool.length);
-    const signatures = await Promise.all(
-      Array.from({ length: batch }, () => signer.sign({ method: 'POST', url, body })),
+    const start = pool.length;
+    const signed = await Promise.all(
+      Array.from({ length: batch }, async (_, i) => {
+        const { signer, body } = agents[(start + i) % agents.length]!;
+        return { signature: await signer.sign({ method: 'POST', url, body }), body };
+      }),
     );
-    for (const signature of signatures) {
+    for (const { signature, body } of signed) {
       pool.push({
         method: 'POST',
         path: AUTHORIZE_PATH,
