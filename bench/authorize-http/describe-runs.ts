@@ -43,7 +43,7 @@ export function describeRuns(groups: readonly GroupRuns[], context: RunContext):
   const max = groups.find((g) => g.rate === undefined);
   const sum = (pick: (g: GroupRuns) => number) => groups.reduce((n, g) => n + pick(g), 0);
   return [
-    `servers: \`aar serve\` (child processes; SQLite in a temp dir, WAL, synchronous FULL, or PostgreSQL; log level warn; rate limit 10M/min) and a bare Fastify ${context.fastifyVersion} echo (child process, no logger, no plugins); load: autocannon ${context.autocannonVersion} in the runner process; 127.0.0.1 only`,
+    `servers: \`aar serve\` (child processes; SQLite in a temp dir, WAL, its log fdatasynced by the store off the event loop before every answer, or PostgreSQL; log level warn; rate limit 10M/min) and a bare Fastify ${context.fastifyVersion} echo (child process, no logger, no plugins); load: autocannon ${context.autocannonVersion} in the runner process; 127.0.0.1 only`,
     `same request bytes to both: headers (bearer token, RFC 9421 signature) and a ${context.bodyBytes}-byte JSON body${max ? `; answers differ: echo ${bytes(max.echo.result)} bytes, authorize ${bytes(max.authorize.result)} bytes (signed decision map) on average` : ''}`,
     ...context.setup,
     `every authorize request signed beforehand with its own nonce: ${context.signed} in ${formatDuration(context.signMs)} (not timed); after each run the store had recorded allows only (${sum((g) => g.authorize.allowed ?? 0)} in the timed runs) and 1 answer in ${context.sampleEvery} was parsed: all allows`,

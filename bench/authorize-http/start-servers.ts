@@ -1,6 +1,7 @@
 /**
  * The two servers of the benchmark, each in its own child process on loopback: the service (`aar serve`, embedded
- * default: SQLite in a fresh temp data dir, WAL, synchronous FULL) and the bare Fastify echo that is its ceiling.
+ * default: SQLite in a fresh temp data dir, WAL, synchronous NORMAL plus the store's own fdatasync of the log before
+ * every answer) and the bare Fastify echo that is its ceiling.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
