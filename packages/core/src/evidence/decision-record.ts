@@ -40,9 +40,12 @@ export function buildDecisionRecord(input: DecisionRecordInput): DecisionRecord 
  * would change nothing: on plain JSON parts (objects, arrays, finite numbers, well-formed strings) the round trip only
  * drops undefined members, which canonical JSON omits as well. Other parts (a toJSON method, undefined in an array,
  * NaN) take the round trip, exactly as buildDecisionRecord does.
+ * `decisionMapText`: `canonicalJson(input.decision_map)` when the caller has it (signDocumentWithText), written as is
+ * instead of canonicalising the map a second time.
  */
-export function canonicalDecisionRecord(input: DecisionRecordInput): string {
-  return tryCanonicalJson(recordOf(input)) ?? canonicalJson(buildDecisionRecord(input));
+export function canonicalDecisionRecord(input: DecisionRecordInput, decisionMapText?: string): string {
+  const known = decisionMapText === undefined ? undefined : new Map([[input.decision_map, decisionMapText]]);
+  return tryCanonicalJson(recordOf(input), known) ?? canonicalJson(buildDecisionRecord(input));
 }
 
 function recordOf(input: DecisionRecordInput): DecisionRecord {

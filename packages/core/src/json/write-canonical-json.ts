@@ -21,17 +21,22 @@ const QUOTED_KEYS = new Map<string, string>();
 const QUOTED_KEYS_LIMIT = 1024;
 const QUOTED_KEY_MAX_LENGTH = 64;
 
-/** The RFC 8785 text of `value`, or undefined when the value is not plain JSON (see the invariant above). */
-export function tryCanonicalJson(value: unknown): string | undefined {
+/**
+ * The RFC 8785 text of `value`, or undefined when the value is not plain JSON (see the invariant above).
+ * `known`: objects whose text the caller already has (each exactly what this function returned for that very object,
+ * unchanged since), written as that text instead of walked again; e.g. a signed document inside the record that
+ * commits to it (signDocumentWithText).
+ */
+export function tryCanonicalJson(value: unknown, known?: ReadonlyMap<object, string>): string | undefined {
   try {
-    return write(value, 0);
+    return write(value, 0, known);
   } catch {
     // a getter or proxy that throws: the package path repeats the read and reports it
     return undefined;
   }
 }
 
-function write(value: unknown, depth: number): string | undefined {
+function write(value: unknown, depth: number, known: ReadonlyMap<object, string> | undefined): string | undefined {
   switch (typeof value) {
     case 'string':
       return quote(value);
@@ -45,11 +50,15 @@ function write(value: unknown, depth: number): string | undefined {
       return undefined;
   }
   if (value === null) return 'null';
+  if (known !== undefined) {
+    const text = known.get(value);
+    if (text !== undefined) return text;
+  }
   if (depth >= MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) {
-      const item = write(value[i], depth + 1);
+      const item = write(value[i], depth + 1, known);
       if (item === undefined) return undefined;
       out += i === 0 ? item : `,${item}`;
     }
@@ -67,12 +76,41 @@ function write(value: unknown, depth: number): string | undefined {
     if (member === undefined) continue;
     const name = quoteKey(key);
     if (name === undefined) return undefined;
-    const text = write(member, depth + 1);
+    const text = write(member, depth + 1, known);
     if (text === undefined) return undefined;
     out += `${separator}${name}:${text}`;
     separator = ',';
   }
   return `${out}}`;
+}
+
+/**
+ * The members of a plain object as `tryCanonicalJson` writes them, in its order: `[key, '"key":value']`, members
+ * whose value is undefined left out, so `{` + the texts joined by `,` + `}` is `tryCanonicalJson(value)`. Undefined
+ * exactly when that is. For a signed document: the texts of its unsigned members serve both the bytes signed and,
+ * with the signature member inserted in key order, the text of the signed document.
+ */
+export function tryCanonicalMembers(value: object): Array<[string, string]> | undefined {
+  try {
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function' || Array.isArray(value)) return undefined;
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return undefined;
+    const keys = Object.keys(value);
+    if (keys.length > 1) keys.sort();
+    const members: Array<[string, string]> = [];
+    for (const key of keys) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member === undefined) continue;
+      const name = quoteKey(key);
+      if (name === undefined) return undefined;
+      const text = write(member, 1, undefined);
+      if (text === undefined) return undefined;
+      members.push([key, `${name}:${text}`]);
+    }
+    return members;
+  } catch {
+    return undefined;
+  }
 }
 
 function quoteKey(key: string): string | undefined {

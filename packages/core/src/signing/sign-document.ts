@@ -5,7 +5,9 @@
  */
 import { AarError, fieldError } from '../errors/aar-error.ts';
 import { encodeBase64Url } from '../encoding/base64url.ts';
-import { canonicalBytes } from '../json/canonical-json.ts';
+import { utf8Encode } from '../encoding/utf8.ts';
+import { canonicalBytes, canonicalJson } from '../json/canonical-json.ts';
+import { tryCanonicalJson, tryCanonicalMembers } from '../json/write-canonical-json.ts';
 
 export interface DocumentSignature {
   algorithm: 'ed25519';
@@ -35,14 +37,56 @@ export async function signDocument<T extends object>(
   doc: T,
   signer: DocumentSigner,
 ): Promise<T & { signature: DocumentSignature }> {
-  const bytes = signingBytes(doc);
+  return withSignature(doc, signer.keyId, await signatureOver(signingBytes(doc), signer));
+}
+
+/**
+ * `signDocument`, and the RFC 8785 text of the signed document, `canonicalJson(document)`, for a caller that
+ * canonicalises it next (a decision record holds its signed decision map): the unsigned members are written once,
+ * for the bytes signed and, with the signature member inserted in key order, for the text (RFC 8785 orders an
+ * object's members by key and nothing else, so the text of each member is the same in both).
+ */
+export async function signDocumentWithText<T extends object>(
+  doc: T,
+  signer: DocumentSigner,
+): Promise<{ document: T & { signature: DocumentSignature }; text: string }> {
+  const plain = typeof doc === 'object' && doc !== null && !Array.isArray(doc);
+  const { signature: _previous, ...unsigned } = (plain ? doc : {}) as T & { signature?: unknown };
+  const members = plain ? tryCanonicalMembers(unsigned) : undefined;
+  if (members === undefined) {
+    // not plain JSON: the general path, which signs it or throws exactly as signDocument does
+    const document = await signDocument(doc, signer);
+    return { document, text: canonicalJson(document) };
+  }
+  const bytes = utf8Encode(`{${members.map(([, text]) => text).join(',')}}`);
+  const document = withSignature(doc, signer.keyId, await signatureOver(bytes, signer));
+  const signatureText = tryCanonicalJson(document.signature);
+  if (signatureText === undefined) return { document, text: canonicalJson(document) };
+  // `<` compares UTF-16 code units, the order RFC 8785 (and Array.prototype.sort) puts keys in
+  let at = members.findIndex(([key]) => SIGNATURE_KEY < key);
+  if (at < 0) at = members.length;
+  members.splice(at, 0, [SIGNATURE_KEY, `"${SIGNATURE_KEY}":${signatureText}`]);
+  return { document, text: `{${members.map(([, text]) => text).join(',')}}` };
+}
+
+const SIGNATURE_KEY = 'signature';
+
+async function signatureOver(bytes: Uint8Array, signer: DocumentSigner): Promise<Uint8Array> {
   const signature = await signer.sign(bytes);
   if (!(signature instanceof Uint8Array) || signature.length !== 64) {
     throw new AarError('internal', 'the signer did not return a 64-byte ed25519 signature');
   }
+  return signature;
+}
+
+function withSignature<T extends object>(
+  doc: T,
+  keyId: string,
+  signature: Uint8Array,
+): T & { signature: DocumentSignature } {
   const { signature: _previous, ...unsigned } = doc as T & { signature?: unknown };
   return {
     ...unsigned,
-    signature: { algorithm: 'ed25519', key_id: signer.keyId, signature: encodeBase64Url(signature) },
+    signature: { algorithm: 'ed25519', key_id: keyId, signature: encodeBase64Url(signature) },
   } as T & { signature: DocumentSignature };
 }

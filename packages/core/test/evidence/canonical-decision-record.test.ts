@@ -34,6 +34,14 @@ describe('canonicalDecisionRecord', () => {
     expect(canonicalDecisionRecord(i)).toBe(viaRoundTrip(i));
   });
 
+  it('writes a given map text in place of the map, the same text as without it', () => {
+    const i = input();
+    expect(canonicalDecisionRecord(i, canonicalJson(i.decision_map))).toBe(viaRoundTrip(i));
+    // a record the fast writer leaves to the round trip ignores the text and canonicalises the map itself
+    const dated = input({ request: { ...i.request, context: { at: new Date(0) } } });
+    expect(canonicalDecisionRecord(dated, canonicalJson(dated.decision_map))).toBe(viaRoundTrip(dated));
+  });
+
   it('drops undefined members as the round trip does', () => {
     const i = input();
     const text = canonicalDecisionRecord({ ...i, request: { ...i.request, context: undefined } });

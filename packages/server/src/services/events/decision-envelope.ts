@@ -65,7 +65,71 @@ export function decisionEnvelope(row: EventRowForDerivation, d: DecisionForEvent
 
 /** Whether storing '' for this envelope loses nothing: the derivation gives back exactly its JSON text. */
 export function derivesTo(envelope: UnsignedEventEnvelope, d: DecisionForEvent): boolean {
-  return JSON.stringify(decisionEnvelope(envelope, d)) === JSON.stringify(envelope);
+  return sameJsonText(decisionEnvelope(envelope, d), envelope);
+}
+
+/**
+ * `JSON.stringify(a) === JSON.stringify(b)`, without writing either text when both are plain JSON: the same member
+ * names in the same order, the same strings, finite numbers, booleans and nulls. Anything whose text needs
+ * JSON.stringify's own rules (undefined, toJSON, a class instance, NaN, a function) is compared by the texts.
+ */
+export function sameJsonText(a: unknown, b: unknown): boolean {
+  return plainEqual(a, b, 0) ?? JSON.stringify(a) === JSON.stringify(b);
+}
+
+const MAX_PLAIN_DEPTH = 64;
+
+/** true or false when both are plain JSON (the texts agree exactly when the values do), else undefined. */
+function plainEqual(a: unknown, b: unknown, depth: number): boolean | undefined {
+  const kind = plainKind(a);
+  if (kind === undefined || plainKind(b) === undefined || depth > MAX_PLAIN_DEPTH) return undefined;
+  if (kind !== plainKind(b)) return false;
+  if (kind === 'array') {
+    const x = a as unknown[];
+    const y = b as unknown[];
+    if (x.length !== y.length) return undefined; // may still differ only by holes: leave it to the texts
+    let equal = true;
+    for (let i = 0; i < x.length; i++) {
+      const same = plainEqual(x[i], y[i], depth + 1);
+      if (same === undefined) return undefined;
+      equal &&= same;
+    }
+    return equal;
+  }
+  if (kind === 'object') {
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    const keys = Object.keys(x);
+    const other = Object.keys(y);
+    if (keys.length !== other.length) return undefined; // an undefined member may be all that differs
+    let equal = true;
+    for (let i = 0; i < keys.length; i++) {
+      const same = plainEqual(x[keys[i]!], y[other[i]!], depth + 1);
+      if (same === undefined) return undefined;
+      equal &&= same && keys[i] === other[i];
+    }
+    return equal;
+  }
+  return a === b; // strings, booleans, null, finite numbers (0 and -0 are both written 0)
+}
+
+function plainKind(value: unknown): 'array' | 'object' | 'scalar' | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return 'scalar';
+    case 'number':
+      return Number.isFinite(value) ? 'scalar' : undefined;
+    case 'object': {
+      if (value === null) return 'scalar';
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+      if (Array.isArray(value)) return Object.getPrototypeOf(value) === Array.prototype ? 'array' : undefined;
+      const proto: unknown = Object.getPrototypeOf(value);
+      return proto === Object.prototype || proto === null ? 'object' : undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** A stored event row whose envelope is derived from its decision. */
