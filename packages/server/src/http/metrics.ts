@@ -26,10 +26,17 @@ export function registerMetrics(app: FastifyInstance): Registry {
     registers: [registry],
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    const labels = { method: request.method, route: routeLabel(request), status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+  // callback form: nothing to wait for, so no promise and no microtask hop per response
+  app.addHook('onResponse', (request, reply, done) => {
+    try {
+      const labels = { method: request.method, route: routeLabel(request), status_code: String(reply.statusCode) };
+      requests.inc(labels);
+      duration.observe(labels, reply.elapsedTime / 1000);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   });
 
   app.get(
