@@ -35,18 +35,48 @@ export function isSupportedComponent(name: string): boolean {
   return DERIVED_COMPONENTS.includes(name) || (FIELD_NAME.test(name) && !name.startsWith('@'));
 }
 
-function parseTargetUri(url: string): URL | undefined {
+/** The parts of a target URI the derived components read (strings: a cached URL object could be mutated). */
+interface TargetUri {
+  href: string;
+  host: string;
+  protocol: string;
+  pathname: string;
+  search: string;
+}
+
+/**
+ * Parsed target URIs by the exact text given: one request's signature base, its candidate URLs and its result parse
+ * the same text several times, and a server sees the same few URLs over and over. Bounded: past the limit it starts
+ * over (and long URLs are not kept), so hostile URLs cost a parse each, never memory.
+ */
+const TARGET_URIS = new Map<string, TargetUri | null>();
+const TARGET_URIS_LIMIT = 256;
+const TARGET_URI_CACHED_LENGTH = 2048;
+
+function parseTargetUri(url: string): TargetUri | undefined {
+  let parsed = TARGET_URIS.get(url);
+  if (parsed === undefined) {
+    parsed = parseTargetUriUncached(url);
+    if (url.length > TARGET_URI_CACHED_LENGTH) return parsed ?? undefined;
+    if (TARGET_URIS.size >= TARGET_URIS_LIMIT) TARGET_URIS.clear();
+    TARGET_URIS.set(url, parsed);
+  }
+  return parsed ?? undefined;
+}
+
+function parseTargetUriUncached(url: string): TargetUri | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return undefined;
+    return null;
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
   // Userinfo is not part of a target URI (RFC 9110 section 4.2.4); a URL carrying it is refused, not stripped.
-  if (parsed.username !== '' || parsed.password !== '') return undefined;
+  if (parsed.username !== '' || parsed.password !== '') return null;
   parsed.hash = '';
-  return parsed;
+  const { href, host, protocol, pathname, search } = parsed;
+  return { href, host, protocol, pathname, search };
 }
 
 function derivedValue(name: string, request: SignableRequest): ComponentValueResult {

@@ -50,7 +50,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
       throw new AarError('unauthenticated', 'unknown or revoked token');
     }
     request.credential = credential;
-    await usage.note(credential.token_id);
+    const noting = usage.note(credential.token_id);
+    if (noting) await noting;
     assertRole(credential, request.routeOptions.config?.roles);
   });
 }

@@ -16,10 +16,15 @@ export class TokenUsage {
     this.#ctx = ctx;
   }
 
-  async note(tokenId: string): Promise<void> {
+  /** undefined when the day's use is written already (every request but the day's first): nothing to wait for */
+  note(tokenId: string): Promise<void> | undefined {
     const now = this.#ctx.clock.now().toISOString();
     const day = now.slice(0, 10);
-    if (this.#writtenDay.get(tokenId) === day) return;
+    if (this.#writtenDay.get(tokenId) === day) return undefined;
+    return this.#write(tokenId, now, day);
+  }
+
+  async #write(tokenId: string, now: string, day: string): Promise<void> {
     try {
       await this.#ctx.store.db
         .insertInto('api_token_usage')
