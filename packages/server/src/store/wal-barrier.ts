@@ -34,9 +34,10 @@
  * - A checkpoint does not replace the file: after a complete checkpoint the next writer restarts the log from its
  *   beginning in the same file (new salts), and with `journal_size_limit` truncates it with ftruncate(2): same
  *   inode, so our descriptor keeps naming the file SQLite writes.
- * - If the file were replaced or removed under us (another program, a mistaken cleanup), syncing our descriptor
- *   would make the wrong file durable. After every sync the path is stat-ed and compared with our descriptor's
- *   inode and device: a difference, or a missing file, fails closed like a failed sync.
+ * - If the file were replaced or removed under us (another program, a mistaken cleanup), the data SQLite
+ *   writes through its descriptor would live in an unlinked inode, lost at the next start. After syncs (at most
+ *   every 50 ms, off the answers' path) the path is stat-ed and compared with our descriptor's inode and device: a
+ *   difference, or a missing file, fails the store like a failed sync.
  *
  * FAILURE: an fsync error cannot be retried safely (Linux may drop the dirty pages and report the error once), so
  * the first failed sync fails the store for good: that sync's waiters and every later `durable()` reject with
@@ -56,7 +57,7 @@ export interface WalBarrierOptions {
   /** the `-wal` file of the database */
   walFile: string;
   sync?: WalSync;
-  /** after every successful sync, with the `-wal` file's size in bytes (the checkpointer's trigger) */
+  /** after syncs (not on the answers' path), with the `-wal` file's size in bytes (the checkpointer's trigger) */
   onSynced?: (walBytes: number) => void;
 }
 
@@ -103,6 +104,8 @@ export class WalBarrier {
   #waiters: Waiter[] = [];
   #failure: AarError | undefined;
   #closed = false;
+  #inspecting = false;
+  #identityCheckedAt = -Infinity;
 
   constructor(options: WalBarrierOptions, identity: Pick<Stats, 'ino' | 'dev'>, fd: number) {
     this.#walFile = options.walFile;
@@ -194,45 +197,76 @@ export class WalBarrier {
     this.#inFlight = true;
     this.#syncing = this.#committed;
     this.#syncOnce().then(
-      (walBytes) => {
+      () => {
         this.#inFlight = false;
         this.#synced = Math.max(this.#synced, this.#syncing);
         const waiting = this.#waiters;
         this.#waiters = waiting.filter((w) => w.target > this.#synced);
         for (const w of waiting) if (w.target <= this.#synced) w.resolve();
         if (this.#waiters.length > 0) this.#start();
-        try {
-          this.#onSynced?.(walBytes);
-        } catch {
-          // a checkpoint trigger must never fail a sync
-        }
+        this.#inspectFile();
       },
       (error: unknown) => {
         this.#inFlight = false;
-        this.#failure ??= new AarError(
-          'audit_unavailable',
-          'the write-ahead log could not be made durable; the store refuses writes until the service restarts',
-          { cause: error },
-        );
-        const waiting = this.#waiters;
-        this.#waiters = [];
-        for (const w of waiting) w.reject(this.#failure);
+        this.#fail(error);
       },
     );
   }
 
-  async #syncOnce(): Promise<number> {
+  #fail(error: unknown): void {
+    this.#failure ??= new AarError(
+      'audit_unavailable',
+      'the write-ahead log could not be made durable; the store refuses writes until the service restarts',
+      { cause: error },
+    );
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiting) w.reject(this.#failure);
+  }
+
+  async #syncOnce(): Promise<void> {
     if (this.#closed) throw new Error('the store is closed');
     await this.#sync(this.#fd);
-    const [own, named] = await Promise.all([fstatAsync(this.#fd), statAsync(this.#walFile)]);
-    if (named.ino !== this.#identity.ino || named.dev !== this.#identity.dev || own.ino !== this.#identity.ino) {
-      throw new Error(
-        `the write-ahead log ${this.#walFile} was replaced: the synced file is not the one SQLite writes`,
-      );
-    }
-    return own.size;
+  }
+
+  /**
+   * After a sync, never on an answer's path: the `-wal` size for the checkpointer (fstat of our descriptor, skipped
+   * while one is in flight), and, at most every IDENTITY_EVERY_MS, the tripwire for a replaced file (see the
+   * lifecycle above). Off the path because what a sync makes durable is our descriptor's inode, the one SQLite
+   * writes through its own descriptor (both opened on the path before any replacement could matter); a replaced
+   * path means the next start would not find that inode, so the store fails from the moment it is seen.
+   */
+  #inspectFile(): void {
+    if (this.#inspecting || this.#closed) return;
+    this.#inspecting = true;
+    const now = performance.now();
+    const checkIdentity = now - this.#identityCheckedAt >= IDENTITY_EVERY_MS;
+    if (checkIdentity) this.#identityCheckedAt = now;
+    Promise.all([fstatAsync(this.#fd), checkIdentity ? statAsync(this.#walFile) : undefined])
+      .then(([own, named]) => {
+        const replaced = named && (named.ino !== this.#identity.ino || named.dev !== this.#identity.dev);
+        if (replaced || own.ino !== this.#identity.ino) {
+          throw new Error(
+            `the write-ahead log ${this.#walFile} was replaced: the synced file is not the one SQLite writes`,
+          );
+        }
+        try {
+          this.#onSynced?.(own.size);
+        } catch {
+          // a checkpoint trigger must never fail the store
+        }
+      })
+      .catch((error: unknown) => {
+        if (!this.#closed) this.#fail(error);
+      })
+      .finally(() => {
+        this.#inspecting = false;
+      });
   }
 }
+
+/** how often, at most, the `-wal` path is compared with our descriptor after syncs (the replaced-file tripwire) */
+const IDENTITY_EVERY_MS = 50;
 
 const fstatAsync = (fd: number): Promise<Stats> =>
   new Promise((resolve, reject) => fstat(fd, (error, stats) => (error ? reject(error) : resolve(stats))));

@@ -4,7 +4,7 @@
  * that covers it, neither a write unit nor an HTTP answer that read a committed row. A sync function is injected
  * to hold or fail syncs. SQLite only: PostgreSQL's commit is durable and its barrier resolves at once.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -202,6 +202,23 @@ describe('durability of the embedded store off the event loop', () => {
     expect((await health.json()) as { code?: string }).toMatchObject({ code: 'storage_unavailable' });
     const read = await fetch(`${base}/v1/merchants/m-lost`, { headers: admin });
     expect(read.status).toBe(503);
+  });
+
+  it('fails the store when the log file is replaced under it (the next start would not find what was synced)', async () => {
+    started = await start(fdatasyncFile);
+    const { writer, store } = started.ctx;
+    const wal = join(started.dataDir, 'aar.sqlite-wal');
+    await writer.run(insertMerchant('m-before'));
+    // another program puts a new file (a new inode) at the log's path; SQLite keeps writing its own descriptor
+    copyFileSync(wal, `${wal}.copy`);
+    renameSync(`${wal}.copy`, wal);
+    // the tripwire runs after syncs, off the answers' path, at most every 50 ms: keep writing until it fires
+    await until(() => {
+      void writer.run(insertMerchant(`m-${Math.random()}`)).catch(() => undefined);
+      return store.durabilityFailure !== undefined;
+    }, 'the replaced log to fail the store');
+    expect(store.durabilityFailure?.message).toMatch(/could not be made durable/);
+    await expect(writer.run(insertMerchant('m-after'))).rejects.toMatchObject({ code: 'audit_unavailable' });
   });
 
   it('keeps the log bounded over thousands of writes with the checkpoint thread, and leaves a clean file', async () => {
