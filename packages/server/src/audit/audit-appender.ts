@@ -100,6 +100,14 @@ export class AuditAppender {
     return new AuditAppender(trx, postgres, newUuid);
   }
 
+  /**
+   * Whether the tip has been read (and on PostgreSQL locked) in this transaction: by a unit that needed positions,
+   * or by the flush. A unit that locks rows after this point takes them after the tip (see write-decision.ts).
+   */
+  get settled(): boolean {
+    return this.#tip !== undefined;
+  }
+
   /** Entries in the log, this batch's included; only once settled (a position is unknown before). */
   get size(): number {
     return this.#settledTip().size + (this.#entries.length - this.#written);

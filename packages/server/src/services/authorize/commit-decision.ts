@@ -22,7 +22,7 @@ import {
   decidingChain,
   mintedId,
   moneyToJson,
-  signDocumentWithText,
+  signDocument,
   type ApprovalSnapshot,
   type DecisionRequest,
   type DecisionSnapshot,
@@ -42,6 +42,7 @@ import {
   lockNonceAndSpend,
   nonceExpiry,
   reserveSpend,
+  runDecisionUnit,
   writeDecision,
   type DecisionInsert,
   type SpendRow,
@@ -61,7 +62,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const day = nowIso.slice(0, 10);
   const postgres = ctx.store.dialect === 'postgres';
 
-  return ctx.writer.run(async (trx) => {
+  // on PostgreSQL never after the audit tip in its batch (lock order, write-decision.ts)
+  return runDecisionUnit(ctx, async (trx) => {
     // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
     const snapshot: DecisionSnapshot = input.snapshot;
 
@@ -150,8 +152,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       pushed = true;
     }
 
-    // the map's canonical text comes with its signature: the record below holds it without a second pass
-    const { document: map, text: mapText } = await signDocumentWithText(
+    const map = await signDocument(
       buildDecisionMap({
         decision_map_id: decisionMapId,
         policy_decision_id: policyDecisionId,
@@ -168,18 +169,15 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const chain = decidingChain(snapshot, result) as DecisionSnapshot['grants'];
     const leaf = chain[chain.length - 1];
     // the record's bytes are stored once (compressed) and are what the audit entry's digest hashes (migration 0010)
-    const recordText = canonicalDecisionRecord(
-      {
-        policy_decision_id: policyDecisionId,
-        request,
-        snapshot,
-        now: nowIso,
-        result,
-        engine_version: ENGINE_VERSION,
-        decision_map: map,
-      },
-      mapText,
-    );
+    const recordText = canonicalDecisionRecord({
+      policy_decision_id: policyDecisionId,
+      request,
+      snapshot,
+      now: nowIso,
+      result,
+      engine_version: ENGINE_VERSION,
+      decision_map: map,
+    });
     const decisionRow: DecisionInsert = {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
