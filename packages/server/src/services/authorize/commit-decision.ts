@@ -22,7 +22,7 @@ import {
   decidingChain,
   mintedId,
   moneyToJson,
-  signDocument,
+  signDocumentWithText,
   type ApprovalSnapshot,
   type DecisionRequest,
   type DecisionSnapshot,
@@ -152,7 +152,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       pushed = true;
     }
 
-    const map = await signDocument(
+    // the map's canonical text comes with its signature: the record below holds it without a second pass
+    const { document: map, text: mapText } = await signDocumentWithText(
       buildDecisionMap({
         decision_map_id: decisionMapId,
         policy_decision_id: policyDecisionId,
@@ -169,15 +170,18 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const chain = decidingChain(snapshot, result) as DecisionSnapshot['grants'];
     const leaf = chain[chain.length - 1];
     // the record's bytes are stored once (compressed) and are what the audit entry's digest hashes (migration 0010)
-    const recordText = canonicalDecisionRecord({
-      policy_decision_id: policyDecisionId,
-      request,
-      snapshot,
-      now: nowIso,
-      result,
-      engine_version: ENGINE_VERSION,
-      decision_map: map,
-    });
+    const recordText = canonicalDecisionRecord(
+      {
+        policy_decision_id: policyDecisionId,
+        request,
+        snapshot,
+        now: nowIso,
+        result,
+        engine_version: ENGINE_VERSION,
+        decision_map: map,
+      },
+      mapText,
+    );
     const decisionRow: DecisionInsert = {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
