@@ -21,12 +21,15 @@ import { claimEndpoints, releaseLease, renewLease } from '../services/webhooks/c
 import { deliverAttempt, DELIVERY_TIMEOUT_MS } from '../services/webhooks/deliver-attempt.ts';
 import { loadEnvelopes } from '../services/webhooks/delivery-bodies.ts';
 import { DeliverySigner, type SignedAttempt } from '../services/webhooks/delivery-signer.ts';
-import { dueAttempts } from '../services/webhooks/due-attempts.ts';
+import type { DeliveryThread, RoundHandle } from '../services/webhooks/delivery-thread.ts';
+import { dueAttempts, type DueAttempt } from '../services/webhooks/due-attempts.ts';
 import type { WebhookEndpointRow } from '../services/webhooks/endpoint-view.ts';
 import { FAN_OUT_PAGE, fanOutEvents, LeaseLostError } from '../services/webhooks/fan-out-events.ts';
 import { settleAttempts, succeeded, type AttemptOutcome } from '../services/webhooks/settle-attempts.ts';
 import { pinnedLookup, systemResolver, type HostResolver } from '../services/webhooks/target-guard.ts';
+import type { UnsignedEventEnvelope } from '../services/events/append-event.ts';
 import { listenForEvents } from './listen-events.ts';
+import { roundOnThread, type RoundLease } from './webhook-thread-round.ts';
 
 export interface WebhookWorkerOptions {
   /** DNS for delivery targets (the SSRF guard checks every address it returns); the system resolver by default */
@@ -43,6 +46,13 @@ export interface WebhookWorkerOptions {
   settleEveryMs?: number;
   /** endpoints worked at once by this instance */
   concurrency?: number;
+  /**
+   * a delivery thread to sign and POST the rounds on (delivery-thread.ts; e.g. `sharedDeliveryThread()`), the main
+   * thread falling back when it cannot start or dies. Off by default: measured with the receiver in this process
+   * (bench/webhook-delivery.ts), every request and answer then crosses threads and wakes a sleeping one, which cost
+   * more than the event-loop time it saves (bench/RESULTS.md, issue 9).
+   */
+  deliveryThread?: DeliveryThread | null;
   /** failures of the worker itself (a database error); never carries a secret */
   onError?: (error: unknown, endpointId?: string) => void;
 }
@@ -77,6 +87,9 @@ export class WebhookWorker {
   readonly #active = new Map<string, Promise<void>>();
   readonly #agents = new Map<string, { url: string; agent: Agent }>();
   readonly #signer: DeliverySigner;
+  readonly #thread: DeliveryThread | null;
+  readonly #threadRounds = new Set<RoundHandle>();
+  readonly #macKeys = new Map<string, Uint8Array>();
   #workErrors: unknown[] = [];
   #stopped = true;
   #woken = false;
@@ -96,6 +109,7 @@ export class WebhookWorker {
     this.#concurrency = options.concurrency ?? 16;
     this.#onError = options.onError ?? (() => undefined);
     this.#signer = new DeliverySigner(ctx.keys);
+    this.#thread = options.deliveryThread ?? null;
   }
 
   /** Starts the background loop (aar serve). */
@@ -111,12 +125,14 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.wake();
+    for (const round of this.#threadRounds) round.cancel();
     await this.#loop;
     await Promise.allSettled([...this.#active.values()]);
     this.#offCommit?.();
     await this.#unlisten?.();
     await Promise.allSettled([...this.#agents.values()].map(({ agent }) => agent.close()));
     this.#agents.clear();
+    this.#thread?.closePools(`${this.instanceId} `);
   }
 
   /** Look for work now instead of at the next poll. */
@@ -192,102 +208,152 @@ export class WebhookWorker {
 
   async #work(claimed: WebhookEndpointRow): Promise<void> {
     const ctx = this.#ctx;
-    let endpoint: WebhookEndpointRow | undefined = claimed;
-    let renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+    const lease: RoundLease = { endpoint: claimed, renewAt: ctx.clock.now().getTime() + this.#leaseMs / 2 };
     try {
-      while (endpoint && endpoint.state === 'enabled' && !this.#stopped) {
-        const passed = await fanOutEvents(ctx, endpoint, this.instanceId);
-        const due = await dueAttempts(ctx, endpoint.endpoint_id, this.#batchSize);
+      while (lease.endpoint.state === 'enabled' && !this.#stopped) {
+        const passed = await fanOutEvents(ctx, lease.endpoint, this.instanceId);
+        const due = await dueAttempts(ctx, lease.endpoint.endpoint_id, this.#batchSize);
         if (due.length === 0) {
           if (passed < FAN_OUT_PAGE) return;
           continue;
         }
         const envelopes = await loadEnvelopes(ctx, [...new Set(due.map((d) => d.event_id))]);
-        // Signing runs ahead of sending: up to SIGN_AHEAD attempts after the one in flight are being signed. Attempts
-        // are still made one after another in this order; only the signatures are made early. The window is refilled
-        // in bursts (once half of it is used), so the signing thread gets batches, not one message per signature.
-        let ahead: (Promise<SignedAttempt> | undefined)[] = [];
-        let signedUpTo = 0;
-        const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
-          if (signedUpTo - from > SIGN_AHEAD / 2) return;
-          // a round starts with a short burst, so its first attempt waits for a few signatures, not for 32
-          const until = Math.min(due.length, from + (signedUpTo === 0 ? SIGN_FIRST : SIGN_AHEAD));
-          for (let j = Math.max(from, signedUpTo); j < until; j++) {
-            const envelope = envelopes.get(due[j]!.event_id);
-            if (!envelope) continue;
-            const signing = this.#signer.sign(signedFor, envelope, ctx.clock.now());
-            signing.catch(() => undefined); // observed when its turn comes
-            ahead[j] = signing;
-          }
-          signedUpTo = Math.max(signedUpTo, until);
-        };
-        const outcomes: AttemptOutcome[] = [];
-        const roundStarted = ctx.clock.now().getTime();
-        for (let i = 0; i < due.length; i++) {
-          const attempt = due[i]!;
-          if (this.#stopped) break;
-          // the attempts not made stay pending and due: the next round takes them first
-          if (i > 0 && ctx.clock.now().getTime() - roundStarted >= this.#settleEveryMs) break;
-          if (ctx.clock.now().getTime() >= renewAt) {
-            const renewed: WebhookEndpointRow | undefined = await renewLease(
-              ctx,
-              endpoint.endpoint_id,
-              this.instanceId,
-              this.#leaseMs,
-            );
-            if (!renewed || renewed.state !== 'enabled') break;
-            endpoint = renewed;
-            renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
-            // the row may carry a rotated secret: sign the rest with it
-            ahead = [];
-            signedUpTo = i;
-          }
-          const envelope = envelopes.get(attempt.event_id);
-          if (!envelope) {
-            // events are write-once and never deleted: only a damaged store gets here
-            outcomes.push({
-              attempt,
-              attemptedAt: ctx.clock.now(),
-              response: { status: null, retryAfter: undefined, durationMs: 0, error: 'event_missing', bytesRead: 0 },
-            });
-            continue;
-          }
-          signAhead(i, endpoint);
-          let signed = await (ahead[i] ?? this.#signer.sign(endpoint, envelope, ctx.clock.now()));
-          ahead[i] = undefined;
-          const attemptedAt = ctx.clock.now();
-          if (Math.floor(attemptedAt.getTime() / 1000) - signed.timestamp > RESIGN_AFTER_S) {
-            signed = await this.#signer.sign(endpoint, envelope, attemptedAt);
-          }
-          const response = await deliverAttempt(
-            {
-              url: endpoint.url,
-              body: signed.body,
-              headers: { ...signed.headers, 'content-type': signed.contentType, 'user-agent': 'aar-webhooks/1' },
-            },
-            {
-              dispatcher: this.#agentFor(endpoint),
-              allowInsecure: ctx.config.webhookAllowInsecure,
-              timeoutMs: this.#timeoutMs,
-            },
-          );
-          outcomes.push({ attempt, attemptedAt, response });
+        await this.#durable();
+        if (this.#stopped) return;
+        const outcomes =
+          (this.#thread?.available ? await this.#roundOnThread(lease, due, envelopes) : undefined) ??
+          (await this.#roundOnMainThread(lease, due, envelopes));
+        for (const { response } of outcomes) {
+          if (response.error === 'event_missing') continue;
           this.stats.attempts += 1;
           if (succeeded(response)) this.stats.succeeded += 1;
           else this.stats.failed += 1;
-          if (response.status === 410) break;
         }
         const until = new Date(ctx.clock.now().getTime() + this.#leaseMs).toISOString();
-        const settled = await settleAttempts(ctx, endpoint, outcomes, { owner: this.instanceId, until });
-        if (settled.disabled) return;
-        endpoint = settled.endpoint;
-        renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+        const settled = await settleAttempts(ctx, lease.endpoint, outcomes, { owner: this.instanceId, until });
+        if (settled.disabled || !settled.endpoint) return;
+        lease.endpoint = settled.endpoint;
+        lease.renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
       }
     } finally {
       await releaseLease(ctx, claimed.endpoint_id, this.instanceId).catch((error: unknown) =>
         this.#onError(error, claimed.endpoint_id),
       );
     }
+  }
+
+  /**
+   * INVARIANT: nothing is delivered before it is durable. The write queue answers and wakes us only after a commit;
+   * when the store makes commits durable later than that (an fdatasync off the event loop), it offers a barrier.
+   */
+  async #durable(): Promise<void> {
+    const store = this.#ctx.store as unknown as { durable?: () => Promise<void> };
+    if (typeof store.durable === 'function') await store.durable();
+  }
+
+  /** The round on the delivery thread; undefined when the thread cannot make it (then the main thread does). */
+  #roundOnThread(
+    lease: RoundLease,
+    due: readonly DueAttempt[],
+    envelopes: ReadonlyMap<string, UnsignedEventEnvelope>,
+  ): Promise<AttemptOutcome[] | undefined> {
+    return roundOnThread({
+      ctx: this.#ctx,
+      thread: this.#thread!,
+      pool: `${this.instanceId} ${lease.endpoint.endpoint_id}`,
+      instanceId: this.instanceId,
+      leaseMs: this.#leaseMs,
+      timeoutMs: this.#timeoutMs,
+      settleEveryMs: this.#settleEveryMs,
+      resignAfterS: RESIGN_AFTER_S,
+      resolve: this.#resolve,
+      due,
+      envelopes,
+      lease,
+      active: this.#threadRounds,
+      macKeys: this.#macKeys,
+      signer: this.#signer,
+      onError: (error) => this.#onError(error, lease.endpoint.endpoint_id),
+    });
+  }
+
+  /**
+   * The round on the main thread (no delivery thread, or it failed): signing runs ahead of sending, up to
+   * SIGN_AHEAD attempts after the one in flight are being signed on the signing thread. Attempts are still made one
+   * after another in this order; only the signatures are made early. The window is refilled in bursts (once half of
+   * it is used), so the signing thread gets batches, not one message per signature.
+   */
+  async #roundOnMainThread(
+    lease: RoundLease,
+    due: readonly DueAttempt[],
+    envelopes: ReadonlyMap<string, UnsignedEventEnvelope>,
+  ): Promise<AttemptOutcome[]> {
+    const ctx = this.#ctx;
+    let ahead: (Promise<SignedAttempt> | undefined)[] = [];
+    let signedUpTo = 0;
+    const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
+      if (signedUpTo - from > SIGN_AHEAD / 2) return;
+      // a round starts with a short burst, so its first attempt waits for a few signatures, not for 32
+      const until = Math.min(due.length, from + (signedUpTo === 0 ? SIGN_FIRST : SIGN_AHEAD));
+      for (let j = Math.max(from, signedUpTo); j < until; j++) {
+        const envelope = envelopes.get(due[j]!.event_id);
+        if (!envelope) continue;
+        const signing = this.#signer.sign(signedFor, envelope, ctx.clock.now());
+        signing.catch(() => undefined); // observed when its turn comes
+        ahead[j] = signing;
+      }
+      signedUpTo = Math.max(signedUpTo, until);
+    };
+    const outcomes: AttemptOutcome[] = [];
+    const roundStarted = ctx.clock.now().getTime();
+    for (let i = 0; i < due.length; i++) {
+      const attempt = due[i]!;
+      if (this.#stopped) break;
+      // the attempts not made stay pending and due: the next round takes them first
+      if (i > 0 && ctx.clock.now().getTime() - roundStarted >= this.#settleEveryMs) break;
+      if (ctx.clock.now().getTime() >= lease.renewAt) {
+        const renewed = await renewLease(ctx, lease.endpoint.endpoint_id, this.instanceId, this.#leaseMs);
+        if (!renewed || renewed.state !== 'enabled') break;
+        lease.endpoint = renewed;
+        lease.renewAt = ctx.clock.now().getTime() + this.#leaseMs / 2;
+        // the row may carry a rotated secret: sign the rest with it
+        ahead = [];
+        signedUpTo = i;
+      }
+      const endpoint = lease.endpoint;
+      const envelope = envelopes.get(attempt.event_id);
+      if (!envelope) {
+        // events are write-once and never deleted: only a damaged store gets here
+        outcomes.push({
+          attempt,
+          attemptedAt: ctx.clock.now(),
+          response: { status: null, retryAfter: undefined, durationMs: 0, error: 'event_missing', bytesRead: 0 },
+        });
+        continue;
+      }
+      signAhead(i, endpoint);
+      let signed = await (ahead[i] ?? this.#signer.sign(endpoint, envelope, ctx.clock.now()));
+      ahead[i] = undefined;
+      const attemptedAt = ctx.clock.now();
+      if (Math.floor(attemptedAt.getTime() / 1000) - signed.timestamp > RESIGN_AFTER_S) {
+        signed = await this.#signer.sign(endpoint, envelope, attemptedAt);
+      }
+      const response = await deliverAttempt(
+        {
+          url: endpoint.url,
+          body: signed.body,
+          headers: { ...signed.headers, 'content-type': signed.contentType, 'user-agent': 'aar-webhooks/1' },
+        },
+        {
+          dispatcher: this.#agentFor(endpoint),
+          allowInsecure: ctx.config.webhookAllowInsecure,
+          timeoutMs: this.#timeoutMs,
+        },
+      );
+      outcomes.push({ attempt, attemptedAt, response });
+      if (response.status === 410) break;
+    }
+    return outcomes;
   }
 
   /** One connection pool per endpoint, connecting only through the SSRF guard's pinned lookup. */

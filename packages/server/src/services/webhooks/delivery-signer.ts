@@ -15,14 +15,14 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import {
   parseWebhookSecret,
   signWebhookAttempt,
-  webhookDeliveryBody,
   type DocumentSigner,
   type SignedWebhookDelivery,
   type WebhookDeliveryBody,
   type WebhookMac,
 } from '@aar/core';
-import type { KeyRing } from '../../keys/key-ring.ts';
+import type { KeyRing, ServiceSigner } from '../../keys/key-ring.ts';
 import type { UnsignedEventEnvelope } from '../events/append-event.ts';
+import { envelopeBody } from './delivery-envelope.ts';
 import { signingSecretsOf, type WebhookEndpointRow } from './endpoint-view.ts';
 import { sharedSigningThread, type SigningThread } from './signing-thread.ts';
 
@@ -59,7 +59,7 @@ export class DeliverySigner {
   /** The attempt's body and headers, signed at `now` with the current service key (and the endpoint's secrets). */
   async sign(endpoint: WebhookEndpointRow, envelope: UnsignedEventEnvelope, now: Date): Promise<SignedAttempt> {
     const current = this.#keys.current();
-    const signer: DocumentSigner = { keyId: current.keyId, sign: (message) => this.#thread.sign(current, message) };
+    const signer = this.#signerOf(current);
     const timestamp = Math.floor(now.getTime() / 1000);
     const input = {
       profile: endpoint.profile,
@@ -71,6 +71,22 @@ export class DeliverySigner {
     };
     const body = await this.#body(endpoint.profile, envelope, signer);
     return { ...(await signWebhookAttempt(input, body)), timestamp };
+  }
+
+  /**
+   * The body alone (the delivery thread signs the attempts itself), signed with `current` (the key the round's
+   * attempts are signed with), or the current key.
+   */
+  body(
+    profile: WebhookEndpointRow['profile'],
+    envelope: UnsignedEventEnvelope,
+    current: ServiceSigner = this.#keys.current(),
+  ): Promise<WebhookDeliveryBody> {
+    return this.#body(profile, envelope, this.#signerOf(current));
+  }
+
+  #signerOf(current: ServiceSigner): DocumentSigner {
+    return { keyId: current.keyId, sign: (message) => this.#thread.sign(current, message) };
   }
 
   #body(
@@ -86,7 +102,7 @@ export class DeliverySigner {
       this.#bodies.set(key, known);
       return known;
     }
-    const made = webhookDeliveryBody(profile, envelope, signer);
+    const made = envelopeBody(profile, envelope, signer);
     this.#bodies.set(key, made);
     made.catch(() => this.#bodies.delete(key));
     if (this.#bodies.size > this.#maxBodies) this.#bodies.delete(this.#bodies.keys().next().value!);
