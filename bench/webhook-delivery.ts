@@ -17,6 +17,7 @@ import { createMerchant } from '../packages/server/src/services/merchants/create
 import { createEndpoint } from '../packages/server/src/services/webhooks/create-endpoint.ts';
 import { disableEndpoint } from '../packages/server/src/services/webhooks/set-endpoint-state.ts';
 import { loadEnvelopes } from '../packages/server/src/services/webhooks/delivery-bodies.ts';
+import { sharedDeliveryThread } from '../packages/server/src/services/webhooks/delivery-thread.ts';
 import { WebhookWorker } from '../packages/server/src/workers/webhook-worker.ts';
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
 import { toMeasurement } from './revocation-cascade.ts';
@@ -25,6 +26,9 @@ export const EVENTS_PER_PROFILE = 2_000;
 export const LATENCY_SAMPLES = 200;
 const WARM_UP_EVENTS = 300;
 const PROFILES = ['shared_secret', 'asymmetric', 'cose'] as const;
+/** AAR_BENCH_WEBHOOK_THREAD=1: the worker signs and POSTs on the delivery thread (opt-in, delivery-thread.ts) */
+const ON_THREAD = process.env.AAR_BENCH_WEBHOOK_THREAD === '1';
+const workerOptions = ON_THREAD ? { deliveryThread: sharedDeliveryThread() } : {};
 
 export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = LATENCY_SAMPLES): Promise<BenchReport> {
   const loadStart = os.loadavg();
@@ -73,7 +77,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
   const workerRun = async (profile: (typeof PROFILES)[number], n: number): Promise<{ ms: number; ids: string[] }> => {
     const endpoint = await createEndpoint(ctx, null, { url, profile, event_types: ['ns.merchant.created'] });
     const ids = await writeEvents(n);
-    const worker = new WebhookWorker(ctx);
+    const worker = new WebhookWorker(ctx, workerOptions);
     const before = received;
     const started = performance.now();
     await worker.drain();
@@ -122,7 +126,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
       const ids = await writeEvents(events);
       const bodies = await bodiesOf(ids);
       const plainBefore = await plainRun(bodies);
-      const worker = new WebhookWorker(ctx);
+      const worker = new WebhookWorker(ctx, workerOptions);
       const before = received;
       const started = performance.now();
       await worker.drain();
@@ -153,7 +157,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
       profile: 'asymmetric',
       event_types: ['ns.merchant.created'],
     });
-    const worker = new WebhookWorker(ctx);
+    const worker = new WebhookWorker(ctx, workerOptions);
     await worker.start();
     const latencies: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -184,6 +188,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
         'worker rate = events / time of worker.drain(): fan-out, leases, envelope rebuild, signing (Ed25519 envelope signature in every profile, plus HMAC-SHA256 or Ed25519 or COSE_Sign1), POST, and settling the attempts in SQLite (WAL, synchronous FULL)',
         `baseline per profile: the same ${events.toLocaleString('en-US')} bodies POSTed plain just before and just after the worker's run (mean of the two); warm-up first: ${WARM_UP_EVENTS} events per profile through the worker and as plain POSTs, not timed`,
         `events written before timing (createMerchant, group commit); receiver: node:http on 127.0.0.1 answering 204`,
+        `rounds made ${ON_THREAD ? 'on the delivery thread (AAR_BENCH_WEBHOOK_THREAD=1)' : 'on the main thread (the default)'}`,
         `load average (1/5/15 min) at start ${loadStart.map((l) => l.toFixed(2)).join('/')}, at end ${os
           .loadavg()
           .map((l) => l.toFixed(2))
