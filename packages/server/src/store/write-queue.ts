@@ -131,8 +131,9 @@ export class WriteQueue {
   async #runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const postgres = this.#store.dialect === 'postgres';
+    /** units taken out of this batch, not run: they go first in the next one (see LOCK ORDER) */
+    let later: Pending[] = [];
     this.#batches += 1;
-    this.#units += batch.length;
     try {
       await this.#store.db.transaction().execute(async (trx) => {
         // the tip is read (and locked on PostgreSQL) at the flush, or when a unit settles the appender first
@@ -140,7 +141,8 @@ export class WriteQueue {
         appenders.set(trx, appender);
         // PostgreSQL: the savepoint of the unit that succeeded last, still to release (see RELEASE_AND_SAVEPOINT)
         let unreleased = false;
-        for (const pending of batch) {
+        for (let i = 0; i < batch.length; i++) {
+          const pending = batch[i]!;
           const mark = appender.mark();
           await executeCompiled(trx, unreleased ? RELEASE_AND_SAVEPOINT : SAVEPOINT);
           unreleased = false;
@@ -154,6 +156,15 @@ export class WriteQueue {
             await executeCompiled(trx, RELEASE);
             appender.restore(mark);
             outcomes.push({ ok: false, error });
+          }
+          // LOCK ORDER (PostgreSQL): a batch locks rows in its units (spend rows, approvals) and the audit tip at
+          // its end, in every instance. A unit that settled the appender (the scheduled checkpoint, an external
+          // entry) took the tip already; a unit after it locking a row that another instance's batch holds while
+          // that batch waits for the tip would deadlock (broken after deadlock_timeout by failing a whole batch).
+          // So the batch ends with that unit, and the units after it run first in the next batch.
+          if (postgres && appender.settled && i < batch.length - 1) {
+            later = batch.splice(i + 1);
+            break;
           }
         }
         try {
@@ -169,6 +180,9 @@ export class WriteQueue {
       const failure = isAarError(error) && error.code === 'audit_unavailable' ? error : auditUnavailable(error);
       for (const pending of batch) pending.reject(failure);
       return;
+    } finally {
+      this.#units += batch.length;
+      if (later.length > 0) this.#queue.unshift(...later);
     }
     // not awaited: the next batch runs while this one's commit is being made durable
     this.#store.durable().then(

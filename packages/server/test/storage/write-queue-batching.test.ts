@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../src/store/index.ts';
+import { auditOf } from '../../src/store/write-queue.ts';
 import { testDialects } from '../support/dialects.ts';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
@@ -57,5 +58,21 @@ describe.each(dialects)('write queue batching on %s', (dialect) => {
     const late = rt.ctx.writer.run(insertMerchant('m2'));
     expect(await Promise.all([first, late])).toEqual([1, 2]);
     expect(rt.ctx.writer.batches - before).toBe(2);
+  });
+
+  it('ends a batch with a unit that took the audit tip, on PostgreSQL (lock order: no row lock after the tip)', async () => {
+    const before = rt.ctx.writer.batches;
+    const settles = rt.ctx.writer.run(async (trx) => {
+      await auditOf(trx).settle();
+      return 0;
+    });
+    const after = rt.ctx.writer.run(insertMerchant('m1'));
+    const last = rt.ctx.writer.run(insertMerchant('m2'));
+    // every unit runs, in order, and sees the writes before it
+    expect(await Promise.all([settles, after, last])).toEqual([0, 1, 2]);
+    // PostgreSQL: the units after the one that locked the tip go first in the next batch; SQLite has one writer and
+    // no such deadlock, so its batch keeps them
+    expect(rt.ctx.writer.batches - before).toBe(dialect === 'postgres' ? 2 : 1);
+    expect(rt.ctx.writer.units).toBeGreaterThanOrEqual(3);
   });
 });

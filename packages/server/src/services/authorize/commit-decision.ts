@@ -42,7 +42,6 @@ import {
   lockNonceAndSpend,
   nonceExpiry,
   reserveSpend,
-  runDecisionUnit,
   writeDecision,
   type DecisionInsert,
   type SpendRow,
@@ -62,8 +61,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const day = nowIso.slice(0, 10);
   const postgres = ctx.store.dialect === 'postgres';
 
-  // on PostgreSQL never after the audit tip in its batch (lock order, write-decision.ts)
-  return runDecisionUnit(ctx, async (trx) => {
+  return ctx.writer.run(async (trx) => {
     // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
     const snapshot: DecisionSnapshot = input.snapshot;
 

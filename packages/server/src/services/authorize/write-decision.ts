@@ -7,7 +7,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
-import { auditOf } from '../../store/write-queue.ts';
 import { appendEvent, prepareEvent, type EventInput } from '../events/append-event.ts';
 import { INSERT_DECISION, RESERVE_SPEND } from './decision-statements.ts';
 import {
@@ -19,33 +18,6 @@ import {
 import type { PayloadVerification } from './verify-payload.ts';
 
 export type DecisionInsert = Required<Omit<Insertable<DecisionsTable>, 'seq'>>;
-
-/** how often a decision unit gives its place up to a batch that locked the audit tip first, before it runs anyway */
-const MAX_DEFERRALS = 8;
-const DEFERRED = Symbol('deferred to the next batch');
-
-/**
- * Runs the decision's unit in the write queue, on PostgreSQL never after the audit tip was locked in the same batch.
- * Lock order: a batch locks spend rows in its units and the tip at its end, in every instance; a unit that settles
- * the appender mid-batch (the scheduled checkpoint, an external audit entry) locks the tip first, and a decision
- * after it would then lock a spend row that another instance's batch holds while it waits for the tip: a deadlock,
- * which PostgreSQL breaks only after `deadlock_timeout` (1 s) by failing one of the batches (503 for all its units).
- * Such a unit writes nothing and is queued again for the next batch; after MAX_DEFERRALS it runs where it lands
- * (a deadlock then still fails closed).
- */
-export async function runDecisionUnit<T>(
-  ctx: AppContext,
-  unit: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> {
-  const postgres = ctx.store.dialect === 'postgres';
-  for (let deferrals = 0; ; deferrals++) {
-    const mayDefer = postgres && deferrals < MAX_DEFERRALS;
-    const outcome = await ctx.writer.run<T | typeof DEFERRED>((trx) =>
-      mayDefer && auditOf(trx).settled ? Promise.resolve(DEFERRED) : unit(trx),
-    );
-    if (outcome !== DEFERRED) return outcome;
-  }
-}
 
 /** what a decision adds to the day's spend rows of its grants */
 export interface Reservation {
