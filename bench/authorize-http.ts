@@ -46,9 +46,13 @@ const FIXED_RATES = [50, 100, 250, 500] as const;
  */
 const FIXED_RATE_CONNECTIONS = 2;
 const FIXED_SECONDS = 4;
-/** a fresh service is slower for its first ~2,000 decisions (JIT, SQLite files growing): measure past that */
-const WARMUP_REQUESTS = 2000;
-const WARMUP_SECONDS = 6;
+/**
+ * A fresh service is slower for its first few thousand decisions (JIT, SQLite files growing): measure past that.
+ * 2,000 was too few on a slower machine: a whole-process profile (bench/README.md) showed V8's optimizing compiler
+ * threads taking a quarter of the process's CPU during the first timed group, which the CPU per request then counted.
+ */
+const WARMUP_REQUESTS = 5000;
+const WARMUP_SECONDS = 12;
 const ECHO_WARMUP_SECONDS = 1.5;
 /** one answered body in this many is parsed and checked (plus every non-2xx) */
 const SAMPLE_EVERY = 20;
