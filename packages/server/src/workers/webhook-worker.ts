@@ -20,6 +20,7 @@ import type { AppContext } from '../app-context.ts';
 import { claimEndpoints, releaseLease, renewLease } from '../services/webhooks/claim-endpoints.ts';
 import { deliverAttempt, DELIVERY_TIMEOUT_MS } from '../services/webhooks/deliver-attempt.ts';
 import { loadEnvelopes } from '../services/webhooks/delivery-bodies.ts';
+import { anyEnabledEndpoint, onEndpointsChanged } from '../services/webhooks/endpoint-presence.ts';
 import { DeliverySigner, type SignedAttempt } from '../services/webhooks/delivery-signer.ts';
 import type { DeliveryThread, RoundHandle } from '../services/webhooks/delivery-thread.ts';
 import { dueAttempts, type DueAttempt } from '../services/webhooks/due-attempts.ts';
@@ -97,6 +98,11 @@ export class WebhookWorker {
   #loop: Promise<void> | null = null;
   #offCommit: (() => void) | null = null;
   #unlisten: (() => Promise<void>) | null = null;
+  #offEndpoints: (() => void) | null = null;
+  /** no endpoint was enabled when last read (at #checkedAt, performance.now()); bumped epochs void a read in flight */
+  #noEndpoints = false;
+  #checkedAt = -Infinity;
+  #endpointsEpoch = 0;
 
   constructor(ctx: AppContext, options: WebhookWorkerOptions = {}) {
     this.#ctx = ctx;
@@ -117,6 +123,11 @@ export class WebhookWorker {
     if (!this.#stopped) return;
     this.#stopped = false;
     this.#offCommit = this.#ctx.writer.onCommit(() => this.wake());
+    this.#offEndpoints = onEndpointsChanged(this.#ctx, () => {
+      this.#endpointsEpoch += 1;
+      this.#noEndpoints = false;
+      this.wake();
+    });
     this.#unlisten = await listenForEvents(this.#ctx, () => this.wake());
     this.#loop = this.#run();
   }
@@ -129,6 +140,7 @@ export class WebhookWorker {
     await this.#loop;
     await Promise.allSettled([...this.#active.values()]);
     this.#offCommit?.();
+    this.#offEndpoints?.();
     await this.#unlisten?.();
     await Promise.allSettled([...this.#agents.values()].map(({ agent }) => agent.close()));
     this.#agents.clear();
@@ -150,7 +162,7 @@ export class WebhookWorker {
     try {
       for (;;) {
         this.#workErrors = [];
-        const claimed = await this.#pass();
+        const claimed = await this.#pass(true);
         if (claimed === 0 && this.#active.size === 0) return;
         await Promise.allSettled([...this.#active.values()]);
         if (this.#workErrors.length > 0) throw this.#workErrors[0];
@@ -164,7 +176,7 @@ export class WebhookWorker {
     while (!this.#stopped) {
       this.#woken = false;
       try {
-        await this.#pass();
+        await this.#pass(false);
       } catch (error) {
         this.#onError(error);
       }
@@ -182,8 +194,12 @@ export class WebhookWorker {
     }
   }
 
-  /** Claims the endpoints that have work and starts working each; returns how many it claimed. */
-  async #pass(): Promise<number> {
+  /**
+   * Claims the endpoints that have work and starts working each; returns how many it claimed. Unless `always`
+   * (drain), a pass with nothing in hand first asks whether any endpoint is enabled (#mayHaveWork).
+   */
+  async #pass(always: boolean): Promise<number> {
+    if (!always && this.#active.size === 0 && !(await this.#mayHaveWork())) return 0;
     const free = this.#concurrency - this.#active.size;
     const claimed = await claimEndpoints(this.#ctx, this.instanceId, this.#leaseMs, free, [...this.#active.keys()]);
     for (const endpoint of claimed) {
@@ -204,6 +220,23 @@ export class WebhookWorker {
       this.#active.set(id, work);
     }
     return claimed.length;
+  }
+
+  /**
+   * False when no endpoint is enabled, so there is nothing to claim: read at most once per `pollMs` (another
+   * process may create or enable one: found within a poll), trusted in between unless this process created or
+   * enabled one since (onEndpointsChanged drops it and wakes us). Wakes come after every commit and every NOTIFY;
+   * with no endpoint they cost no round trip.
+   */
+  async #mayHaveWork(): Promise<boolean> {
+    const now = performance.now();
+    if (now - this.#checkedAt < this.#pollMs) return !this.#noEndpoints;
+    const epoch = this.#endpointsEpoch;
+    const any = await anyEnabledEndpoint(this.#ctx);
+    if (epoch !== this.#endpointsEpoch) return true;
+    this.#noEndpoints = !any;
+    this.#checkedAt = now;
+    return any;
   }
 
   async #work(claimed: WebhookEndpointRow): Promise<void> {

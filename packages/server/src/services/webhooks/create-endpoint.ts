@@ -5,6 +5,7 @@ import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { checkTargetAtRegistration } from './check-target.ts';
 import { bindEndpointToConnector } from './connector-binding.ts';
+import { endpointsChanged } from './endpoint-presence.ts';
 import { endpointView, urlOrigin, type WebhookEndpointView } from './endpoint-view.ts';
 import { parseEventTypeFilter } from './event-type-filter.ts';
 import { newestEventSeq } from './newest-event-seq.ts';
@@ -88,6 +89,7 @@ export async function createEndpoint(
     );
     return inserted;
   });
+  endpointsChanged(ctx);
   const view: CreatedEndpoint = endpointView(row, now);
   if (secret !== null) view.secret = secret;
   return view;

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { Database } from '../../store/index.ts';
 import { actorOf } from '../actor-of.ts';
+import { endpointsChanged } from './endpoint-presence.ts';
 import { endpointView, type WebhookEndpointRow, type WebhookEndpointView } from './endpoint-view.ts';
 import { newestEventSeq } from './newest-event-seq.ts';
 import { readEndpoint } from './read-endpoint.ts';
@@ -94,5 +95,6 @@ export async function enableEndpoint(
     );
     return after;
   });
+  endpointsChanged(ctx);
   return endpointView(row, ctx.clock.now());
 }
