@@ -15,6 +15,7 @@ import { prepareQuery } from '../store/prepared-query.ts';
 import type { Credential } from './fastify-types.ts';
 import { presentedTokenHash, readBearerToken } from './bearer-token.ts';
 import type { FailedAuthLimiter } from './rate-limit.ts';
+import { noteGrantVersion } from './request-grant-version.ts';
 import { TokenUsage } from './token-usage.ts';
 
 export { ensureBootstrapToken, hashToken } from './api-tokens.ts';
@@ -43,7 +44,11 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
       throw new AarError('unauthenticated', 'the `Authorization` header is not `Bearer <token>`');
     }
     await failedAuth.assertBudget(request);
-    const credential = await lookUpCredential(ctx, presentedTokenHash(request, bearer.token));
+    const tokenHash = presentedTokenHash(request, bearer.token);
+    const credential =
+      request.routeOptions.config?.grantVersion === true
+        ? await lookUpCredentialAndGrantVersion(ctx, request, tokenHash)
+        : await lookUpCredential(ctx, tokenHash);
     if (credential === undefined) {
       await failedAuth.record(request);
       reply.header('www-authenticate', CHALLENGE_INVALID);
@@ -65,16 +70,40 @@ const CREDENTIAL_BY_HASH = prepareQuery(['token_hash'], (db, args: { token_hash:
     .where('revoked_at', 'is', null),
 );
 
+/** The same lookup with the grant version beside it (one round trip for both; request-grant-version.ts). */
+const CREDENTIAL_AND_GRANT_VERSION = prepareQuery(['token_hash'], (db, args: { token_hash: string }) =>
+  db
+    .selectFrom('api_tokens')
+    .select(['token_id', 'role', 'principal_entity_id', 'connector_id'])
+    .select((eb) => eb.selectFrom('grant_version').select('version').where('id', '=', 1).as('grant_version'))
+    .where('token_hash', '=', args.token_hash)
+    .where('revoked_at', 'is', null),
+);
+
 async function lookUpCredential(ctx: AppContext, tokenHash: string): Promise<Credential | undefined> {
   const [row] = (await CREDENTIAL_BY_HASH.execute(ctx.store.db, { token_hash: tokenHash })).rows;
-  return (
-    row && {
-      token_id: row.token_id,
-      role: row.role,
-      principal_entity_id: row.principal_entity_id,
-      connector_id: row.connector_id,
-    }
-  );
+  return row && credentialOfRow(row);
+}
+
+async function lookUpCredentialAndGrantVersion(
+  ctx: AppContext,
+  request: FastifyRequest,
+  tokenHash: string,
+): Promise<Credential | undefined> {
+  const [row] = (await CREDENTIAL_AND_GRANT_VERSION.execute(ctx.store.db, { token_hash: tokenHash })).rows;
+  if (!row) return undefined;
+  // no row in grant_version reads as 0, as readGrantVersion does
+  noteGrantVersion(request, Number(row.grant_version ?? 0));
+  return credentialOfRow(row);
+}
+
+function credentialOfRow(row: Credential): Credential {
+  return {
+    token_id: row.token_id,
+    role: row.role,
+    principal_entity_id: row.principal_entity_id,
+    connector_id: row.connector_id,
+  };
 }
 
 /** `admin` may do everything; a route without `roles` is admin-only. */

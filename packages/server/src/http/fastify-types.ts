@@ -23,6 +23,8 @@ declare module 'fastify' {
     public?: boolean;
     /** roles allowed on this route; `admin` is always allowed */
     roles?: readonly Role[];
+    /** the auth hook reads the grant version with the credential, in one statement (request-grant-version.ts) */
+    grantVersion?: boolean;
     /**
      * Route-specific error codes beyond those every route of its kind can give (the OpenAPI document derives the
      * rest: 401/403 for authenticated routes, 400 for validated input, 404 for path ids, 409/422 for idempotent POSTs,

@@ -109,7 +109,7 @@ export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verif
   const tags = ['runtime'];
 
   r.post('/v1/runtime/authorize', {
-    config: { roles: ['runtime'], errors: ['invalid_id', 'invalid_amount', 'unknown_currency'] },
+    config: { roles: ['runtime'], grantVersion: true, errors: ['invalid_id', 'invalid_amount', 'unknown_currency'] },
     schema: {
       tags,
       summary: 'Decide whether the agent may take the action (HTTP 200 for every decision)',

@@ -6,6 +6,7 @@
 import type { DecisionSnapshot } from '@aar/core';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { takeGrantVersion } from '../../http/request-grant-version.ts';
 import { FactReader } from './cached-facts.ts';
 import { commitDecision } from './commit-decision.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
@@ -22,8 +23,11 @@ export async function authorize(
 ): Promise<AuthorizeResponse> {
   const request = normalizeAuthorizeRequest(body);
   const now = ctx.clock.now();
-  // The version first, every fact after it (grant-cache.ts): nothing read below is older than this version.
-  const facts = new FactReader(ctx.store.db, verifier.grants, await verifier.grants.currentVersion());
+  // The version first, every fact after it (grant-cache.ts): nothing read below is older than this version. It was
+  // read with the credential when the route asks for it (request-grant-version.ts), else it is read now.
+  const known = takeGrantVersion(httpRequest);
+  const version = known === undefined ? await verifier.grants.currentVersion() : verifier.grants.atVersion(known);
+  const facts = new FactReader(ctx.store.db, verifier.grants, version);
   const payload = await verifyPayload(ctx, httpRequest, request.actor_entity_id, facts);
   const status = payload.result.status;
   const payloadSnapshot: DecisionSnapshot['payload'] = {

@@ -69,7 +69,11 @@ export class GrantCache {
 
   /** The current grant version, read from the store; empties the cache when it moved. */
   async currentVersion(): Promise<number> {
-    const version = await readGrantVersion(this.#ctx.store.db);
+    return this.atVersion(await readGrantVersion(this.#ctx.store.db));
+  }
+
+  /** A version the caller read itself, before any fact (request-grant-version.ts); empties the cache when it moved. */
+  atVersion(version: number): number {
     if (version !== this.#version) this.#reset(version);
     return version;
   }
