@@ -79,7 +79,10 @@ for (const dialect of await testDialects()) {
         .execute();
       expect(rows.map((r) => r.subject_ref)).toEqual(['s0', 's1', 's2', 's3', 's4', 's6', 's7', 's9', 's10', 's11']);
       expect(await verifyAuditLog(ctx)).toMatchObject({ valid: true, size: before + 10 });
-      expect(ctx.writer.batches).toBeLessThanOrEqual(3);
+      // counted from start-up. SQLite: the twelve units share batches. PostgreSQL: a batch ends with a unit that
+      // settled (took the tip: write-queue.ts, LOCK ORDER), so units 1, 4, 7, 8 (settles, then fails) and 10 end theirs
+      if (dialect === 'postgres') expect(ctx.writer.batches).toBeGreaterThanOrEqual(6);
+      else expect(ctx.writer.batches).toBeLessThanOrEqual(3);
     });
   });
 }
