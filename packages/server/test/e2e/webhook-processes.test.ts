@@ -110,8 +110,8 @@ describe.runIf(postgres)('two aar serve on one PostgreSQL', () => {
         ),
       );
     }
-    // generous: this checks exactly-once, not speed (the whole test takes ~21 s alone; CI runs it beside the storage suites on the same
-    // PostgreSQL and two cores, where it once took over 60 s)
+    // generous: this checks exactly-once, not speed (the whole test takes ~21 s alone; CI runs it beside the
+    // storage suites on the same PostgreSQL and two cores, where it once took over 60 s)
     await until(
       () => `1,000 deliveries (${receiver.received.length} so far)`,
       () => receiver.received.length >= 1000,
