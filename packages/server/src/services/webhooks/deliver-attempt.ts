@@ -9,6 +9,7 @@
  * the client's work): INVARIANT, the dispatcher carries this attempt only (the worker's pool for this endpoint,
  * whose attempts are made one at a time), and a destroyed one is replaced before the next attempt.
  */
+import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { isTargetRefusal, parseTarget } from './target-guard.ts';
 
@@ -42,7 +43,7 @@ export async function deliverAttempt(req: DeliveryRequest, options: DeliverOptio
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    parseTarget(req.url, options.allowInsecure);
+    checkUrl(req.url, options.allowInsecure);
   } catch (error) {
     const reason = isTargetRefusal(error) ? String(error.extra?.reason) : 'invalid_url';
     return { status: null, retryAfter: undefined, durationMs: 0, error: `target_refused: ${reason}`, bytesRead: 0 };
@@ -59,20 +60,7 @@ export async function deliverAttempt(req: DeliveryRequest, options: DeliverOptio
       headers: req.headers,
       body: req.body,
     });
-    let bytesRead = 0;
-    try {
-      for await (const chunk of res.body) {
-        bytesRead += (chunk as Uint8Array).length;
-        if (bytesRead >= MAX_RESPONSE_BYTES) {
-          bytesRead = MAX_RESPONSE_BYTES;
-          break;
-        }
-      }
-    } catch {
-      // a body cut short or timing out after the status line: the status decides
-    } finally {
-      if (!res.body.destroyed) res.body.destroy();
-    }
+    const bytesRead = await readCapped(res.body);
     const retryAfter = res.headers['retry-after'];
     return {
       status: res.statusCode,
@@ -92,6 +80,51 @@ export async function deliverAttempt(req: DeliveryRequest, options: DeliverOptio
   } finally {
     clearTimeout(deadline);
   }
+}
+
+/**
+ * URLs that passed parseTarget, per `allowInsecure`. parseTarget depends on its two arguments only (no DNS, no
+ * clock), so a URL that passed once passes again: it is checked once per distinct URL instead of parsed at every
+ * attempt (a WHATWG URL parse and the userinfo regex, a few us per attempt). A refused one is never kept (it throws
+ * each time). Bounded: cleared when full.
+ */
+const checkedUrls = [new Set<string>(), new Set<string>()];
+const CHECKED_URLS_MAX = 1_024;
+
+function checkUrl(url: string, allowInsecure: boolean): void {
+  const checked = checkedUrls[allowInsecure ? 1 : 0]!;
+  if (checked.has(url)) return;
+  parseTarget(url, allowInsecure);
+  if (checked.size >= CHECKED_URLS_MAX) checked.clear();
+  checked.add(url);
+}
+
+/**
+ * Reads the response body to its end, or to MAX_RESPONSE_BYTES (then drops it, and with it the connection); resolves
+ * with the bytes read (at most the cap). A body cut short or erroring (the deadline destroys the dispatcher, which
+ * errors the body) ends the read too: the status decides. Listeners and one promise, not `for await`, whose async
+ * iterator cost several promise turns per attempt for an empty body. Never rejects; the body is destroyed after.
+ */
+function readCapped(body: Readable): Promise<number> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      if (!body.destroyed) body.destroy();
+      resolve(Math.min(bytes, MAX_RESPONSE_BYTES));
+    };
+    // destroyed before we got here (the deadline fired between the status line and now): its 'close' is gone
+    if (body.destroyed) return finish();
+    body.on('data', (chunk: Uint8Array) => {
+      bytes += chunk.length;
+      if (bytes >= MAX_RESPONSE_BYTES) finish();
+    });
+    body.on('end', finish);
+    body.on('error', finish);
+    body.on('close', finish);
+  });
 }
 
 /** A short, secret-free description of a transport failure. */
