@@ -1,5 +1,5 @@
 /**
- * The audit chain (issue 5), in this process on the embedded default (SQLite file, WAL, synchronous FULL):
+ * The audit chain (issue 5), in this process on the embedded default (SQLite file, WAL; commits made durable by the store's own fdatasync of the log, store/wal-barrier.ts):
  * - audit appends per second with group commit vs one transaction (one fsync) per append, in the same run;
  * - `GET /v1/audit/verify` over a log of AAR_BENCH_AUDIT_ENTRIES entries (default 1,000,000), written first in bulk,
  *   beside two floors of the same run (reading every entry row; SHA-256 of every entry), with heap and RSS sampled;
@@ -43,7 +43,7 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 export const auditChain: Benchmark = {
   name: 'audit-chain',
   description:
-    'Audit chain on SQLite (WAL, synchronous FULL): appends/s with group commit vs one transaction per append (ratio), and `GET /v1/audit/verify` over a large log.',
+    'Audit chain on SQLite (WAL, commits fdatasynced by the store before a unit resolves): appends/s with group commit vs one transaction per append (ratio), and `GET /v1/audit/verify` over a large log.',
   async run(): Promise<BenchReport> {
     const notes: string[] = [];
     const measurements: Measurement[] = [];

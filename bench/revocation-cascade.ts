@@ -1,7 +1,7 @@
 /**
  * The revocation cascade (CONTRACT section 5, SPEC limits: under one second): `POST /v1/grants/{id}/revoke` over
  * subtrees of 1k, 10k and 100k grants, events and audit entry included, on the embedded default (SQLite file, WAL,
- * synchronous FULL) and on PostgreSQL; then, with two `aar serve` processes on one PostgreSQL, the time from the
+ * commits fdatasynced by the store before answering) and on PostgreSQL; then, with two `aar serve` processes on one PostgreSQL, the time from the
  * revoke's answer (instance A) until instance B's authorize answers `deny` / `authority_revoked`. Every answer is
  * checked (counts, events, denials); PostgreSQL rows are skipped with a note when it is not reachable.
  */

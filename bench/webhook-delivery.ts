@@ -4,7 +4,7 @@
  * receiver over the same kind of client (undici, one kept-alive connection, one request after the other: the worker
  * makes an endpoint's attempts in commit order, one at a time); and the time from a commit (the unit's promise
  * resolving) to the receiver holding the first attempt, with the worker woken by the write queue. Embedded default
- * (SQLite WAL, synchronous FULL). Bounded: 2,000 events per profile, 200 latency samples; loopback only.
+ * (SQLite WAL, commits fdatasynced by the store before a unit resolves). Bounded: 2,000 events per profile, 200 latency samples; loopback only.
  * Fairness on a shared machine: both sides are warmed up first (JIT), and each profile's worker run sits between
  * two plain runs of its own bodies, whose combined rate is that profile's baseline, so a change of load during
  * the run moves both sides of a ratio alike.
@@ -185,7 +185,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
       measurements,
       notes: [
         `goals: shared_secret and asymmetric >= 50 % of the plain POST rate (got ${ratio('shared_secret')} and ${ratio('asymmetric')}; cose ${ratio('cose')}); commit-to-first-attempt p50 < 100 ms`,
-        'worker rate = events / time of worker.drain(): fan-out, leases, envelope rebuild, signing (Ed25519 envelope signature in every profile, plus HMAC-SHA256 or Ed25519 or COSE_Sign1), POST, and settling the attempts in SQLite (WAL, synchronous FULL)',
+        'worker rate = events / time of worker.drain(): fan-out, leases, envelope rebuild, signing (Ed25519 envelope signature in every profile, plus HMAC-SHA256 or Ed25519 or COSE_Sign1), POST, and settling the attempts in SQLite (WAL, the log fdatasynced by the store off the event loop)',
         `baseline per profile: the same ${events.toLocaleString('en-US')} bodies POSTed plain just before and just after the worker's run (mean of the two); warm-up first: ${WARM_UP_EVENTS} events per profile through the worker and as plain POSTs, not timed`,
         `events written before timing (createMerchant, group commit); receiver: node:http on 127.0.0.1 answering 204`,
         `rounds made ${ON_THREAD ? 'on the delivery thread (AAR_BENCH_WEBHOOK_THREAD=1)' : 'on the main thread (the default)'}`,

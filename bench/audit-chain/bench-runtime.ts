@@ -1,7 +1,7 @@
 /**
  * A whole service (store, keys, write queue, app) on a temporary data dir, in this process: the audit benchmarks
  * drive the write queue and the verifier directly, so the numbers are the chain's, not HTTP's. SQLite by default
- * (the embedded default: WAL, synchronous FULL), PostgreSQL when a URL is given.
+ * (the embedded default: WAL, the log fdatasynced by the store before a unit resolves), PostgreSQL when a URL is given.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * The stores authorize is measured on, each a fresh one: the embedded default (SQLite file, WAL, synchronous FULL),
+ * The stores authorize is measured on, each a fresh one: the embedded default (SQLite file, WAL, the log fdatasynced by the store before every answer),
  * and PostgreSQL (a fresh schema at AAR_TEST_PG_URL, default the CI server) behind one `aar serve` or two. Two
  * instances share one store and one audit chain; each is sent half of the connections, and the second takes the
  * first's URL as its public URL, so every pre-signed request verifies on either. The `-agents` kinds build a world
