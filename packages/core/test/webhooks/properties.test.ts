@@ -24,21 +24,26 @@ const webhookId = fc.stringMatching(/^[A-Za-z0-9:_-]{1,64}$/);
 const timestamp = fc.integer({ min: 0, max: 4_102_444_800 });
 /**
  * The data of envelopes the service emits: JSON values whose RFC 8785 text core's strict parser reads back (it refuses
- * non-integers of more than 15 significant digits, which a double does not hold exactly as written; the service's
- * data are strings, integers, booleans and amounts). -0 is left out: JCS writes it as 0.
+ * non-integers of more than 15 significant digits, which a double does not hold exactly as written, and the keys
+ * `__proto__`, `constructor` and `prototype`; the service's data are strings, integers, booleans and amounts). -0 is
+ * left out: JCS writes it as 0. The whole dictionary is checked, keys included: a `prototype` key once slipped through
+ * a check of the values alone, and the receiver then refused the envelope before looking at any signature.
  */
-const data = fc.dictionary(
-  fc.string({ maxLength: 12 }),
-  fc.jsonValue({ maxDepth: 3 }).filter((v) => {
-    try {
-      parseStrictJson(canonicalJson(v));
-      return !Object.is(v, -0);
-    } catch {
-      return false;
-    }
-  }),
-  { maxKeys: 6 },
-);
+const readBack = (v: unknown): boolean => {
+  try {
+    parseStrictJson(canonicalJson(v));
+    return true;
+  } catch {
+    return false;
+  }
+};
+const data = fc
+  .dictionary(
+    fc.string({ maxLength: 12 }),
+    fc.jsonValue({ maxDepth: 3 }).filter((v) => readBack(v) && !Object.is(v, -0)),
+    { maxKeys: 6 },
+  )
+  .filter(readBack);
 
 async function deliver(p: WebhookProfile, id: string, ts: number, d: Record<string, unknown>) {
   const env = { ...envelope(id), data: d };
