@@ -16,11 +16,12 @@
  * The thread is unref'd while idle (it never holds the process open) and ref'd while a round is out.
  */
 import type { KeyObject } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { WebhookProfile } from '@aar/core';
 import type { Clock } from '../../clock.ts';
 import type { DeliveryResponse } from './deliver-attempt.ts';
 import { DELIVERY_THREAD_SOURCE } from './delivery-thread-source.ts';
+import { startEvalThread } from './eval-thread.ts';
 
 export interface ThreadAttempt {
   webhookId: string;
@@ -177,13 +178,11 @@ export class DeliveryThread {
     if (this.#broken) return null;
     if (this.#worker) return this.#worker;
     try {
-      // no inherited flags: the source is a CommonJS script whatever the process was started with
-      const worker = new Worker(this.#source, { eval: true, execArgv: [] });
-      worker.on('message', (reply: Reply) => this.#onMessage(worker, reply));
-      worker.on('error', () => this.#fail(worker, new DeliveryThreadUnavailable('the delivery thread failed')));
-      worker.on('exit', () => this.#fail(worker, new DeliveryThreadUnavailable('the delivery thread exited')));
-      // after the listeners (attaching one refs the thread again): idle, it never holds the process open
-      worker.unref();
+      const worker: Worker = startEvalThread<Reply>(this.#source, {
+        message: (reply) => this.#onMessage(worker, reply),
+        error: () => this.#fail(worker, new DeliveryThreadUnavailable('the delivery thread failed')),
+        exit: () => this.#fail(worker, new DeliveryThreadUnavailable('the delivery thread exited')),
+      });
       this.#worker = worker;
       return worker;
     } catch {

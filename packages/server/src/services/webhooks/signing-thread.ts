@@ -10,7 +10,8 @@
  * main thread (`fallback`): slower, never wrong.
  */
 import type { KeyObject } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startEvalThread } from './eval-thread.ts';
 
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -134,15 +135,12 @@ export class SigningThread {
     if (this.#broken) return null;
     if (this.#worker) return this.#worker;
     try {
-      // no inherited flags: the source is a CommonJS script whatever the process was started with (--input-type,
-      // loaders such as tsx, which it does not need)
-      const worker = new Worker(THREAD_SOURCE, { eval: true, execArgv: [] });
-      worker.on('message', (reply: Reply) => this.#settle(reply));
-      worker.on('error', (error) => this.#fail(worker, error));
-      worker.on('exit', () => this.#fail(worker, new Error('the signing thread exited')));
-      // idle, the thread never holds the process open; it does while signatures are pending (#flush, #settle).
-      // After the listeners: attaching one refs the thread again.
-      worker.unref();
+      // refs the thread while signatures are pending (#flush, #settle)
+      const worker: Worker = startEvalThread<Reply>(THREAD_SOURCE, {
+        message: (reply) => this.#settle(reply),
+        error: (error) => this.#fail(worker, error),
+        exit: () => this.#fail(worker, new Error('the signing thread exited')),
+      });
       this.#worker = worker;
       return worker;
     } catch {
