@@ -19,11 +19,10 @@ import { Agent } from 'undici';
 import type { AppContext } from '../app-context.ts';
 import { claimEndpoints, releaseLease, renewLease } from '../services/webhooks/claim-endpoints.ts';
 import { deliverAttempt, DELIVERY_TIMEOUT_MS } from '../services/webhooks/deliver-attempt.ts';
-import { loadEnvelopes } from '../services/webhooks/delivery-bodies.ts';
 import { anyEnabledEndpoint, onEndpointsChanged } from '../services/webhooks/endpoint-presence.ts';
 import { DeliverySigner, type SignedAttempt } from '../services/webhooks/delivery-signer.ts';
 import type { DeliveryThread, RoundHandle } from '../services/webhooks/delivery-thread.ts';
-import { dueAttempts, type DueAttempt } from '../services/webhooks/due-attempts.ts';
+import { dueRound, type DueAttempt } from '../services/webhooks/due-attempts.ts';
 import type { WebhookEndpointRow } from '../services/webhooks/endpoint-view.ts';
 import { FAN_OUT_PAGE, fanOutEvents, LeaseLostError } from '../services/webhooks/fan-out-events.ts';
 import { settleAttempts, succeeded, type AttemptOutcome } from '../services/webhooks/settle-attempts.ts';
@@ -245,12 +244,11 @@ export class WebhookWorker {
     try {
       while (lease.endpoint.state === 'enabled' && !this.#stopped) {
         const passed = await fanOutEvents(ctx, lease.endpoint, this.instanceId);
-        const due = await dueAttempts(ctx, lease.endpoint.endpoint_id, this.#batchSize);
+        const { attempts: due, envelopes } = await dueRound(ctx, lease.endpoint.endpoint_id, this.#batchSize);
         if (due.length === 0) {
           if (passed < FAN_OUT_PAGE) return;
           continue;
         }
-        const envelopes = await loadEnvelopes(ctx, [...new Set(due.map((d) => d.event_id))]);
         await this.#durable();
         if (this.#stopped) return;
         const outcomes =

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimEndpoints, renewLease } from '../../src/services/webhooks/claim-endpoints.ts';
 import { fanOutEvents, LeaseLostError } from '../../src/services/webhooks/fan-out-events.ts';
 import { settleAttempts } from '../../src/services/webhooks/settle-attempts.ts';
-import { dueAttempts } from '../../src/services/webhooks/due-attempts.ts';
+import { dueRound } from '../../src/services/webhooks/due-attempts.ts';
 import { WebhookWorker } from '../../src/workers/webhook-worker.ts';
 import { testDialects } from '../support/dialects.ts';
 import { SteppingClock } from '../support/stepping-clock.ts';
@@ -86,8 +86,13 @@ describe.each(dialects)('webhook delivery tables on %s', (dialect) => {
     await expect(fanOutEvents(rt.ctx, mine!, 'owner-old')).rejects.toBeInstanceOf(LeaseLostError);
     expect(await renewLease(rt.ctx, id, 'owner-old', 30_000)).toBeUndefined();
     expect(await fanOutEvents(rt.ctx, theirs!, 'owner-new')).toBeGreaterThan(0);
-    const due = await dueAttempts(rt.ctx, id, 10);
+    const { attempts: due, envelopes } = await dueRound(rt.ctx, id, 10);
     expect(due).toHaveLength(1);
+    // the event's envelope comes with its attempt, rebuilt as GET /v1/events serves it (unsigned)
+    expect(envelopes.get(due[0]!.event_id)).toMatchObject({
+      event_id: due[0]!.event_id,
+      schema_version: 'ns.webhook.v1',
+    });
     // settled once: a second settle of the same attempt changes nothing
     const outcome = {
       attempt: due[0]!,
@@ -126,6 +131,41 @@ describe.each(dialects)('webhook delivery tables on %s', (dialect) => {
     expect(order).toEqual([...order].sort((x, y) => x - y));
     await one.stop();
     await two.stop();
+    await disableAll();
+  });
+
+  it('an attempt whose event row is missing is still due, without an envelope (the worker then records event_missing)', async () => {
+    const id = await endpoint();
+    await merchant();
+    const [mine] = await claimEndpoints(rt.ctx, 'owner-missing', 30_000, 10, []);
+    expect(mine?.endpoint_id).toBe(id);
+    await fanOutEvents(rt.ctx, mine!, 'owner-missing');
+    // a damaged store: an attempt naming an event that no row holds (no foreign key; events are never deleted)
+    const now = clock.now().toISOString();
+    await rt.ctx.store.db
+      .insertInto('webhook_attempts')
+      .values({
+        endpoint_id: id,
+        event_id: 'ns:event:00000000-0000-4000-8000-000000000000',
+        event_seq: 1_000_000_000,
+        event_type: 'ns.merchant.created',
+        attempt: 1,
+        status: 'pending',
+        replay: 0,
+        next_attempt_at: now,
+        attempted_at: null,
+        response_status: null,
+        duration_ms: null,
+        error: null,
+        created_at: now,
+      })
+      .execute();
+    const { attempts, envelopes } = await dueRound(rt.ctx, id, 10);
+    expect(attempts).toHaveLength(2);
+    expect(envelopes.size).toBe(1);
+    expect(envelopes.has(attempts[0]!.event_id)).toBe(true);
+    expect(envelopes.has(attempts[1]!.event_id)).toBe(false);
+    await rt.ctx.store.db.deleteFrom('webhook_attempts').where('endpoint_id', '=', id).execute();
     await disableAll();
   });
 });
