@@ -10,6 +10,7 @@ import {
   signRequestPool,
   type SignedRequest,
 } from './authorize-http/request-pool.ts';
+import { runPacedLoad } from './authorize-http/paced-load.ts';
 import { runLoad, runLoadOn, summarize } from './authorize-http/run-load.ts';
 import { startAarServer, startEchoServer, type AarServer } from './authorize-http/start-servers.ts';
 import { fixedRateMeasurement } from './authorize-http/to-measurement.ts';
@@ -139,6 +140,52 @@ describe('authorize-http: the echo ceiling', () => {
     } finally {
       await Promise.all([one!.stop(), two!.stop()]);
     }
+  });
+
+  it('paces arrivals at a constant rate over two servers, each latency from its due time', async () => {
+    const [one, two] = await Promise.all([startEchoServer(), startEchoServer()]);
+    try {
+      const request: SignedRequest = {
+        method: 'POST',
+        path: ECHO_PATH,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ actor_entity_id: AGENT_ID }),
+      };
+      const tally = createAnswerTally((b) => b.actor_entity_id === AGENT_ID);
+      const result = await runPacedLoad({
+        bases: [one!.base, two!.base],
+        feed: createRequestFeed([request], 'cycle'),
+        rate: 50,
+        seconds: 1,
+        connections: 2,
+        inspectBody: tally.inspect,
+        sampleEvery: 1,
+      });
+      expect(result).toMatchObject({ sent: 50, ok: 50, non2xx: 0, errors: 0, timeouts: 0, okPerSecond: 50 });
+      expect(tally).toMatchObject({ matched: 50, unexpected: 0 });
+      // arrivals are spread over the second, not sent at once: the last answer comes ~980 ms after the first due time
+      const span = Math.max(...result.raw.answeredAt) - result.raw.startedAt;
+      expect(span).toBeGreaterThan(900);
+      expect(result.latency.count).toBe(50);
+    } finally {
+      await Promise.all([one!.stop(), two!.stop()]);
+    }
+  });
+
+  it('a paced run that is not answered is not sustained: refused connections count as errors', async () => {
+    const closed = await startEchoServer();
+    await closed.stop();
+    const request: SignedRequest = { method: 'POST', path: ECHO_PATH, headers: {}, body: '{}' };
+    const result = await runPacedLoad({
+      bases: [closed.base],
+      feed: createRequestFeed([request], 'cycle'),
+      rate: 20,
+      seconds: 0.5,
+      connections: 1,
+      graceSeconds: 2,
+    });
+    expect(result).toMatchObject({ sent: 10, ok: 0, errors: 10 });
+    expect(fixedRateMeasurement('g', 'authorize', result, 20).name).toMatch(/^authorize \(only 0 of 20 req\/s\)$/);
   });
 
   it('removes the service data dir and process on stop', async () => {

@@ -18,6 +18,7 @@ import {
   signRequestPool,
   type RequestFeed,
 } from './authorize-http/request-pool.ts';
+import { runPacedLoad } from './authorize-http/paced-load.ts';
 import { runLoad, runLoadOn, type LoadOptions } from './authorize-http/run-load.ts';
 import {
   AGENTS,
@@ -40,11 +41,12 @@ const AUTHORIZE_MAX_AMOUNT = 20_000;
 /** Chosen around what the embedded default sustains on the 2-core reference machine (~100-350 req/s, depending on the load). */
 const FIXED_RATES = [50, 100, 250, 500] as const;
 /**
- * Two connections at fixed rates: autocannon sends each connection's quota back to back at the start of every
- * second, so N connections queue up to N requests behind each other whatever the rate. Two keeps that burst
- * small while still overlapping requests (as independent agents do, and as a group commit needs).
+ * Fixed rates are paced arrivals (authorize-http/paced-load.ts: request i due at start + i / rate, its latency counted
+ * from that due time), over this many sockets per server, so that a request rarely waits for a free one; until
+ * session 5 they were autocannon's `overallRate` over 2 connections, a quota per connection sent back to back at the
+ * start of every second, whose latencies measured that burst (and, at half the max, a closed loop at 2 in flight).
  */
-const FIXED_RATE_CONNECTIONS = 2;
+const PACED_CONNECTIONS = 16;
 const FIXED_SECONDS = 4;
 /**
  * A fresh service is slower for its first few thousand decisions (JIT, SQLite files growing): measure past that.
@@ -110,7 +112,7 @@ export const authorizeHttp: Benchmark = {
           setup: [
             `warm-up before timing: echo ${ECHO_WARMUP_SECONDS} s, authorize ${WARMUP_REQUESTS} requests or ${WARMUP_SECONDS} s per store (checked like the rest)`,
             `max throughput: ${CONNECTIONS} connections (split evenly over the instances), echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,
-            `fixed rates (autocannon \`overallRate\`: a quota per connection per 1-s window, not constant arrivals): ${FIXED_RATES.join(', ')} req/s on SQLite, and half the max throughput each store reached just before, ${FIXED_RATE_CONNECTIONS} connections, ${FIXED_SECONDS} s or rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = the rate was not sustained`,
+            `fixed rates: paced arrivals, open loop (request i due at start + i / rate, its latency counted from its due time, undici Pool of ${PACED_CONNECTIONS} sockets per server): ${FIXED_RATES.join(', ')} req/s on SQLite, and half the max throughput each store reached just before, rate × ${FIXED_SECONDS} requests; ops/s = 1000 / mean latency; "only X of N" = not every request was answered 2xx within 1 s of its due time at the end (the rate was not sustained)`,
             "PostgreSQL: a fresh schema on the local server (AAR_TEST_PG_URL); with two instances both share the schema and the audit chain, CPU per request counts both processes (not PostgreSQL's own)",
             `PostgreSQL groups "${AGENTS} agents": ${AGENTS} cardholders (person, agent, card token, grant each), the pool signed by each agent in turn; the other groups have one agent and one grant, whose day's spend row every request locks until its batch commits`,
           ],
@@ -169,15 +171,15 @@ async function measureScenario(
   });
   const fixed = async (rate: number, feed: RequestFeed, group: string, short: string) => {
     const shape = {
-      connections: FIXED_RATE_CONNECTIONS,
+      connections: PACED_CONNECTIONS,
       amount: rate * FIXED_SECONDS,
-      maxSeconds: FIXED_SECONDS + 0.5,
+      maxSeconds: FIXED_SECONDS,
       overallRate: rate,
     };
     groups.push({ group, short, rate, echo: await runEcho(shape), authorize: await runAuthorize(feed, group, shape) });
   };
   for (const rate of fixedRates) {
-    await fixed(rate, authorizeFeed, `fixed ${rate} req/s, ${FIXED_RATE_CONNECTIONS} connections`, `${rate} req/s`);
+    await fixed(rate, authorizeFeed, `fixed ${rate} req/s, paced arrivals`, `${rate} req/s`);
   }
   if (authorizeFeed.overflow > 0) throw new Error(`the signed pool ran out: ${authorizeFeed.overflow} replays`);
 
@@ -187,7 +189,7 @@ async function measureScenario(
   await fixed(
     half,
     halfFeed,
-    `${scenario.prefix}fixed ${half} req/s (half the max), ${FIXED_RATE_CONNECTIONS} connections`,
+    `${scenario.prefix}fixed ${half} req/s (half the max), paced arrivals`,
     `${scenario.short} half the max (${half} req/s)`,
   );
   if (halfFeed.overflow > 0) throw new Error(`the signed pool ran out: ${halfFeed.overflow} replays`);
@@ -212,13 +214,17 @@ type LoadShape = Pick<LoadOptions, 'connections' | 'amount' | 'maxSeconds' | 'ov
 async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShape): Promise<RunStats> {
   const tally = createAnswerTally((body) => isBenchAgent(body.actor_entity_id));
   const cpuBefore = readProcessCpuMs(echo.pid);
-  const result = await runLoad({
-    ...shape,
-    base: echo.base,
-    feed,
-    inspectBody: tally.inspect,
-    sampleEvery: SAMPLE_EVERY,
-  });
+  const result = shape.overallRate
+    ? await runPacedLoad({
+        bases: [echo.base],
+        feed,
+        rate: shape.overallRate,
+        seconds: shape.maxSeconds,
+        connections: shape.connections,
+        inspectBody: tally.inspect,
+        sampleEvery: SAMPLE_EVERY,
+      })
+    : await runLoad({ ...shape, base: echo.base, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY });
   const cpuAfter = readProcessCpuMs(echo.pid);
   if (tally.unexpected > 0) throw new Error(`echo answered something else: ${tally.examples.join(' | ')}`);
   return { result, cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, result.ok) };
@@ -233,10 +239,18 @@ async function measureAuthorize(
   const tally = createAnswerTally(isAllow);
   const before = await countStoredDecisions(scenario.store);
   const cpuBefore = processesCpuMs(scenario);
-  const result = await runLoadOn(
-    scenario.servers.map((s) => s.base),
-    { ...shape, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY },
-  );
+  const bases = scenario.servers.map((s) => s.base);
+  const result = shape.overallRate
+    ? await runPacedLoad({
+        bases,
+        feed,
+        rate: shape.overallRate,
+        seconds: shape.maxSeconds,
+        connections: shape.connections,
+        inspectBody: tally.inspect,
+        sampleEvery: SAMPLE_EVERY,
+      })
+    : await runLoadOn(bases, { ...shape, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY });
   const decisions = splitDecisions(before, await settledDecisions(scenario.store));
   const cpuAfter = processesCpuMs(scenario);
   assertAllAllowed(`authorize, ${label}`, result.ok, decisions, tally);
