@@ -4,7 +4,7 @@
  * receiver over the same kind of client (undici, one kept-alive connection, one request after the other: the worker
  * makes an endpoint's attempts in commit order, one at a time); and the time from a commit (the unit's promise
  * resolving) to the receiver holding the first attempt, with the worker woken by the write queue. Embedded default
- * (SQLite WAL, commits fdatasynced by the store before a unit resolves). Bounded: 2,000 events per profile, 200 latency samples; loopback only.
+ * (SQLite WAL, commits fdatasynced by the store before a unit resolves). Bounded: 4,000 events per profile, 200 latency samples; loopback only.
  * Fairness on a shared machine: both sides are warmed up first (JIT), and each profile's worker run sits between
  * two plain runs of its own bodies, whose combined rate is that profile's baseline, so a change of load during
  * the run moves both sides of a ratio alike.
@@ -20,13 +20,20 @@ import { deliverAttempt } from '../packages/server/src/services/webhooks/deliver
 import { loadEnvelopes } from '../packages/server/src/services/webhooks/delivery-bodies.ts';
 import { sharedDeliveryThread } from '../packages/server/src/services/webhooks/delivery-thread.ts';
 import { WebhookWorker } from '../packages/server/src/workers/webhook-worker.ts';
+import type { Credential } from '../packages/server/src/http/fastify-types.ts';
 import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
 import { startReceiverProcess } from './webhook-delivery/receiver-process.ts';
 import { toMeasurement } from './revocation-cascade.ts';
 
-export const EVENTS_PER_PROFILE = 2_000;
+export const EVENTS_PER_PROFILE = 4_000;
+/** the actor of the bench's writes, as an admin token would be (every event names an actor: the catalogue says so) */
+const BENCH_ADMIN: Credential = {
+  token_id: 'ns:token:00000000-0000-4000-8000-0000000000be',
+  role: 'admin',
+  principal_entity_id: null,
+};
 export const LATENCY_SAMPLES = 200;
-const WARM_UP_EVENTS = 300;
+export const WARM_UP_EVENTS = 300;
 const PROFILES = ['shared_secret', 'asymmetric', 'cose'] as const;
 /** AAR_BENCH_WEBHOOK_THREAD=1: the worker signs and POSTs on the delivery thread (opt-in, delivery-thread.ts) */
 const ON_THREAD = process.env.AAR_BENCH_WEBHOOK_THREAD === '1';
@@ -41,7 +48,11 @@ interface Target {
   count(): Promise<number>;
 }
 
-export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = LATENCY_SAMPLES): Promise<BenchReport> {
+export async function runWebhookDelivery(
+  events = EVENTS_PER_PROFILE,
+  samples = LATENCY_SAMPLES,
+  warmUp = WARM_UP_EVENTS,
+): Promise<BenchReport> {
   const loadStart = os.loadavg();
   let received = 0;
   const arrivals = new Map<string, number>();
@@ -71,7 +82,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     const first = merchantNo + 1;
     await Promise.all(
       Array.from({ length: n }, () =>
-        createMerchant(ctx, null, {
+        createMerchant(ctx, BENCH_ADMIN, {
           id: `${prefix}-${(merchantNo += 1)}`,
           display_name: 'Bench',
           category: '5411',
@@ -95,7 +106,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     profile: (typeof PROFILES)[number],
     n: number,
   ): Promise<{ ms: number; ids: string[] }> => {
-    const endpoint = await createEndpoint(ctx, null, {
+    const endpoint = await createEndpoint(ctx, BENCH_ADMIN, {
       url: target.url,
       profile,
       event_types: ['ns.merchant.created'],
@@ -107,7 +118,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     await worker.drain();
     const ms = performance.now() - started;
     await worker.stop();
-    await disableEndpoint(ctx, null, endpoint.endpoint_id);
+    await disableEndpoint(ctx, BENCH_ADMIN, endpoint.endpoint_id);
     const delivered = (await target.count()) - before;
     if (delivered !== n) throw new Error(`${profile}: ${delivered} of ${n} delivered`);
     return { ms, ids };
@@ -148,7 +159,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     // warm-up (not timed): every code path of both sides once, so neither is timed while the JIT compiles it
     for (const target of targets) {
       for (const profile of PROFILES) {
-        const { ids } = await workerRun(target, profile, WARM_UP_EVENTS);
+        const { ids } = await workerRun(target, profile, warmUp);
         await plainRun(target, await bodiesOf(ids));
         await plainRun(target, await bodiesOf(ids), false);
       }
@@ -160,7 +171,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
         const group = `deliver ${events.toLocaleString('en-US')} events, ${profile}${target.label}`;
         // plain before and after need the bodies before the worker runs: write the events, read them back, then
         // hand them to the worker (its fresh endpoint starts at the current cursor, so it is created first)
-        const endpoint = await createEndpoint(ctx, null, {
+        const endpoint = await createEndpoint(ctx, BENCH_ADMIN, {
           url: target.url,
           profile,
           event_types: ['ns.merchant.created'],
@@ -174,7 +185,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
         await worker.drain();
         const ms = performance.now() - started;
         await worker.stop();
-        await disableEndpoint(ctx, null, endpoint.endpoint_id);
+        await disableEndpoint(ctx, BENCH_ADMIN, endpoint.endpoint_id);
         const delivered = (await target.count()) - before;
         if (delivered !== events) throw new Error(`${profile}: ${delivered} of ${events} delivered`);
         const plainAfter = await plainRun(target, bodies);
@@ -204,7 +215,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     }
 
     // commit to first attempt, the worker running as in aar serve
-    const endpoint = await createEndpoint(ctx, null, {
+    const endpoint = await createEndpoint(ctx, BENCH_ADMIN, {
       url,
       profile: 'asymmetric',
       event_types: ['ns.merchant.created'],
@@ -214,7 +225,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
     const latencies: number[] = [];
     for (let i = 0; i < samples; i++) {
       const id = `lat-${i}`;
-      await createMerchant(ctx, null, { id, display_name: 'L', category: '5411', jurisdiction: 'DE' });
+      await createMerchant(ctx, BENCH_ADMIN, { id, display_name: 'L', category: '5411', jurisdiction: 'DE' });
       const committed = performance.now();
       const deadline = committed + 5_000;
       while (!arrivals.has(id)) {
@@ -224,7 +235,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
       latencies.push(Math.max(0, arrivals.get(id)! - committed));
     }
     await worker.stop();
-    await disableEndpoint(ctx, null, endpoint.endpoint_id);
+    await disableEndpoint(ctx, BENCH_ADMIN, endpoint.endpoint_id);
     measurements.push(
       toMeasurement('commit to first attempt (asymmetric)', 'worker woken by the write queue', latencies),
     );
@@ -243,7 +254,7 @@ export async function runWebhookDelivery(events = EVENTS_PER_PROFILE, samples = 
       notes: [
         `goals: shared_secret and asymmetric >= 50 % of the plain POST rate (got ${ratios('')} with the receiver in this process; ${ratios(targets[1]!.label)} with it in its own process); commit-to-first-attempt p50 < 100 ms`,
         'worker rate = events / time of worker.drain(): fan-out, leases, envelope rebuild, signing (Ed25519 envelope signature in every profile, plus HMAC-SHA256 or Ed25519 or COSE_Sign1), POST, and settling the attempts in SQLite (WAL, the log fdatasynced by the store off the event loop)',
-        `baseline per profile: the same ${events.toLocaleString('en-US')} bodies POSTed plain just before and just after the worker's run (mean of the two); warm-up first: ${WARM_UP_EVENTS} events per profile through the worker and as plain POSTs, not timed`,
+        `baseline per profile: the same ${events.toLocaleString('en-US')} bodies POSTed plain just before and just after the worker's run (mean of the two); warm-up first: ${warmUp} events per profile through the worker and as plain POSTs, not timed`,
         `events written before timing (createMerchant, group commit); receiver: node:http on 127.0.0.1 answering 204`,
         `rounds made ${ON_THREAD ? 'on the delivery thread (AAR_BENCH_WEBHOOK_THREAD=1)' : 'on the main thread (the default)'}`,
         `load average (1/5/15 min) at start ${loadStart.map((l) => l.toFixed(2)).join('/')}, at end ${os
