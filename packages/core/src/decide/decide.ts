@@ -29,6 +29,7 @@ import type {
   DecisionSnapshot,
   GrantSnapshot,
   Obligation,
+  PurchaseAction,
   StopCondition,
 } from './types.ts';
 
@@ -55,6 +56,13 @@ const FAIL_CLOSED: Record<CheckName, ReasonCode> = {
   approval: 'approval_mismatch',
 };
 
+/** The checks in CONTRACT section 3 order, each with the reason it fails with when it throws. */
+const STEPS: readonly { name: CheckName; run: Check; failClosed: ReasonCode }[] = CHECK_ORDER.map((name) => ({
+  name,
+  run: CHECKS[name],
+  failClosed: FAIL_CLOSED[name],
+}));
+
 export const ALLOW_STOP_CONDITIONS: readonly StopCondition[] = [
   'actor.stop_signal',
   'delegation.revoked',
@@ -77,12 +85,12 @@ export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now
     request: req,
     snapshot: snap,
     now: parseInstant(now),
-    action: safely(() => (isPurchaseAction(req.action) ? req.action : undefined), undefined),
-    basket: safely(() => bindBasket(req), { problem: 'request is malformed' }),
+    action: safely(actionOf, req, undefined),
+    basket: safely(bindBasket, req, MALFORMED_REQUEST),
   };
-  const first = safely(() => readGrants(snap.grants), []);
+  const first = safely(grantsOf, snap, []);
   // A malformed `alternatives` only removes options: reading it as none can never allow more (fail closed).
-  const alternatives = safely(() => readAlternatives(snap.alternatives), undefined);
+  const alternatives = safely(alternativesOf, snap, undefined);
   if (alternatives === undefined) return evaluate(shared, first);
 
   const chains = [first, ...alternatives];
@@ -118,20 +126,20 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
   };
   const req = ctx.request;
   const checks: CheckDiagnostic[] = [];
-  let decisive: { reason: ReasonCode } | undefined;
+  // the first failing check decides; every later one is skipped
+  let decisive: ReasonCode | undefined;
   let approved = false;
-  for (const name of CHECK_ORDER) {
+  for (const step of STEPS) {
     if (decisive) {
-      checks.push({ check: name, outcome: 'skip' });
+      checks.push({ check: step.name, outcome: 'skip' });
       continue;
     }
-    const verdict = runCheck(name, ctx);
-    checks.push(toDiagnostic(name, verdict));
-    if (verdict.outcome === 'fail') decisive = { reason: verdict.reason };
+    const verdict = runCheck(step, ctx);
+    checks.push(toDiagnostic(step.name, verdict));
+    if (verdict.outcome === 'fail') decisive = verdict.reason;
     else if (verdict.reason === 'approved_by_principal') approved = true;
   }
-  const reason: ReasonCode =
-    decisive?.reason ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
+  const reason: ReasonCode = decisive ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
   const decision = REASON_CODES[reason].decision;
   const obligations: Obligation[] = [{ type: 'audit.emit' }];
   // A deny authorises nothing, so there is no basket to hold the caller to (aar-decide/1.2.0).
@@ -145,7 +153,7 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
     decision,
     reason,
     obligations,
-    stop_conditions: decision === 'allow_with_constraints' ? [...ALLOW_STOP_CONDITIONS] : [],
+    stop_conditions: decision === 'allow_with_constraints' ? ALLOW_STOP_CONDITIONS.slice() : [],
     diagnostics,
   };
   if (decision === 'allow_with_constraints' && ctx.action === 'execute' && req.amount) {
@@ -171,21 +179,39 @@ function leafIdOf(grants: readonly GrantSnapshot[]): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-function runCheck(name: CheckName, ctx: CheckContext): CheckVerdict {
+function runCheck(step: (typeof STEPS)[number], ctx: CheckContext): CheckVerdict {
   try {
-    return CHECKS[name](ctx);
+    return step.run(ctx);
   } catch {
-    return { outcome: 'fail', reason: FAIL_CLOSED[name], detail: 'malformed input' };
+    return { outcome: 'fail', reason: step.failClosed, detail: 'malformed input' };
   }
 }
 
-/** Reads a value from input that may throw (a getter in a hostile object); the fallback fails closed later. */
-function safely<T>(read: () => T, fallback: T): T {
+/**
+ * Reads a value from input that may throw (a getter in a hostile object); the fallback fails closed later.
+ * `read` is a module-level function of `from`, not a closure: nothing is allocated per call.
+ */
+function safely<F, T>(read: (from: F) => T, from: F, fallback: T): T {
   try {
-    return read();
+    return read(from);
   } catch {
     return fallback;
   }
+}
+
+function actionOf(request: DecisionRequest): PurchaseAction | undefined {
+  return isPurchaseAction(request.action) ? request.action : undefined;
+}
+
+/** A request whose basket fields cannot even be read. Shared: the checks only read `ctx.basket`. */
+const MALFORMED_REQUEST: CheckContext['basket'] = Object.freeze({ problem: 'request is malformed' });
+
+function grantsOf(snapshot: DecisionSnapshot): GrantSnapshot[] {
+  return readGrants(snapshot.grants);
+}
+
+function alternativesOf(snapshot: DecisionSnapshot): GrantSnapshot[][] | undefined {
+  return readAlternatives(snapshot.alternatives);
 }
 
 /** The chain as an array of objects; any other shape is read as no chain (the authority check then denies). */
@@ -200,7 +226,12 @@ export const MAX_ALTERNATIVES = 32;
 /** undefined when there are none: the snapshot then decides exactly as before aar-decide/1.2.0. */
 function readAlternatives(value: unknown): GrantSnapshot[][] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
-  return value.slice(0, MAX_ALTERNATIVES).map(readGrants);
+  const chains: GrantSnapshot[][] = [];
+  // Every index is read, holes included (a sparse array from a JS caller): a hole is no chain, like any non-array.
+  // `map` would skip it and leave a hole among the candidates.
+  const count = Math.min(value.length, MAX_ALTERNATIVES);
+  for (let i = 0; i < count; i++) chains.push(readGrants(value[i]));
+  return chains;
 }
 
 function bindBasket(request: DecisionRequest): CheckContext['basket'] {

@@ -5,41 +5,29 @@
  * Lists keep the order of their first appearance, root first, so the result is deterministic.
  */
 import { compareInstants, parseInstant, type Instant } from './instant.ts';
-import { ALLOWED_LIST_FIELDS, MONEY_FIELDS } from './scope-fields.ts';
-import type { GrantScope, MinorMoney } from './types.ts';
+import type { AllowedListField, MoneyField } from './scope-fields.ts';
+import type { GrantScope, MinorMoney, PurchaseAction } from './types.ts';
 
 export function computeEffectiveScope(scopes: readonly GrantScope[]): GrantScope {
+  // Each field is written by name, in the order of the result's keys (a loop over key names writing `out[key]`
+  // costs more than the rest of this function).
   const out: GrantScope = {};
-  for (const key of MONEY_FIELDS) {
-    let lowest: MinorMoney | undefined;
-    for (const scope of scopes) {
-      const value = scope[key];
-      if (value && (!lowest || value.minor < lowest.minor)) lowest = value;
-    }
-    if (lowest) out[key] = { minor: lowest.minor, currency: lowest.currency };
-  }
-  let earliest: { text: string; at: Instant } | undefined;
-  for (const scope of scopes) {
-    const at = parseInstant(scope.valid_until);
-    if (at && scope.valid_until && (!earliest || compareInstants(at, earliest.at) < 0)) {
-      earliest = { text: scope.valid_until, at };
-    }
-  }
-  if (earliest) out.valid_until = earliest.text;
-  for (const key of ALLOWED_LIST_FIELDS) {
-    let kept: string[] | undefined;
-    for (const scope of scopes) {
-      const list: readonly string[] | undefined = scope[key];
-      if (list) kept = unique(kept ? kept.filter((item) => list.includes(item)) : list);
-    }
-    if (kept) (out as Record<string, unknown>)[key] = kept;
-  }
-  let blocked: string[] | undefined;
-  for (const scope of scopes) {
-    const list = scope.blocked_merchant_categories;
-    if (list) blocked = blocked ? blocked.concat(list) : list.slice();
-  }
-  if (blocked) out.blocked_merchant_categories = unique(blocked);
+  const perPurchase = lowestLimit(scopes, 'max_amount_per_purchase');
+  if (perPurchase) out.max_amount_per_purchase = perPurchase;
+  const daily = lowestLimit(scopes, 'max_daily_amount');
+  if (daily) out.max_daily_amount = daily;
+  const approvalAbove = lowestLimit(scopes, 'requires_approval_above');
+  if (approvalAbove) out.requires_approval_above = approvalAbove;
+  const validUntil = earliestValidUntil(scopes);
+  if (validUntil !== undefined) out.valid_until = validUntil;
+  const categories = intersectAllowed(scopes, 'allowed_merchant_categories');
+  if (categories) out.allowed_merchant_categories = categories;
+  const jurisdictions = intersectAllowed(scopes, 'allowed_jurisdictions');
+  if (jurisdictions) out.allowed_jurisdictions = jurisdictions;
+  const actions = intersectAllowed(scopes, 'allowed_actions');
+  if (actions) out.allowed_actions = actions as PurchaseAction[];
+  const blocked = unionBlocked(scopes);
+  if (blocked) out.blocked_merchant_categories = blocked;
   const leaf = scopes.length - 1;
   let mayDelegate: boolean | undefined;
   // Remaining depth below the leaf: every ancestor's allowance, less the levels already used beneath it.
@@ -53,6 +41,57 @@ export function computeEffectiveScope(scopes: readonly GrantScope[]): GrantScope
   }
   if (mayDelegate !== undefined) out.may_delegate = mayDelegate;
   if (remaining !== undefined) out.max_delegation_depth = remaining;
+  return out;
+}
+
+/** A copy of the lowest limit of the field; the first among equals. */
+function lowestLimit(scopes: readonly GrantScope[], key: MoneyField): MinorMoney | undefined {
+  let lowest: MinorMoney | undefined;
+  for (const scope of scopes) {
+    const value = scope[key];
+    if (value && (!lowest || value.minor < lowest.minor)) lowest = value;
+  }
+  return lowest && { minor: lowest.minor, currency: lowest.currency };
+}
+
+/** The text of the earliest `valid_until`, compared as instants; the first among equal instants. */
+function earliestValidUntil(scopes: readonly GrantScope[]): string | undefined {
+  let text: string | undefined;
+  let earliest: Instant | undefined;
+  for (const scope of scopes) {
+    const at = parseInstant(scope.valid_until);
+    if (at && scope.valid_until && (!earliest || compareInstants(at, earliest) < 0)) {
+      text = scope.valid_until;
+      earliest = at;
+    }
+  }
+  return text;
+}
+
+/** The items every scope that sets the list allows, without repeats, in the order of the first such scope. */
+function intersectAllowed(scopes: readonly GrantScope[], key: AllowedListField): string[] | undefined {
+  let kept: string[] | undefined;
+  for (const scope of scopes) {
+    const list: readonly string[] | undefined = scope[key];
+    if (list) kept = kept ? keepIncluded(kept, list) : unique(list);
+  }
+  return kept;
+}
+
+/** Every scope's blocked categories, without repeats, root first. */
+function unionBlocked(scopes: readonly GrantScope[]): string[] | undefined {
+  let blocked: readonly string[] | undefined;
+  for (const scope of scopes) {
+    const list = scope.blocked_merchant_categories;
+    if (list) blocked = blocked ? blocked.concat(list) : list;
+  }
+  return blocked && unique(blocked);
+}
+
+/** The items of `items` that `list` holds, in order. */
+function keepIncluded(items: readonly string[], list: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const item of items) if (list.includes(item)) out.push(item);
   return out;
 }
 

@@ -14,17 +14,29 @@ export function isNonEmptyString(value: unknown): value is string {
 }
 
 export function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+  return Array.isArray(value) && value.every(isString);
 }
 
-const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** `/^[A-Z]{3}$/` (the shape of ISO 4217 alpha-3), checked by hand: decide tests several per call. */
+function isCurrencyCode(text: string): boolean {
+  if (text.length !== 3) return false;
+  for (let i = 0; i < 3; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 65 /* A */ || code > 90 /* Z */) return false;
+  }
+  return true;
+}
 
 /** A money value whose `minor` is a safe integer >= 0 and whose currency looks like ISO 4217 alpha-3. */
 export function isMinorMoney(value: unknown): value is MinorMoney {
   return (
     isRecord(value) &&
     typeof value.currency === 'string' &&
-    CURRENCY_PATTERN.test(value.currency) &&
+    isCurrencyCode(value.currency) &&
     Number.isSafeInteger(value.minor) &&
     (value.minor as number) >= 0
   );

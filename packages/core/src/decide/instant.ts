@@ -3,6 +3,7 @@
  * truncates fractions to milliseconds: `valid_until` 10:00:00.0005 must stay later than `now` 10:00:00.000 in the
  * server, the SDK and the browser alike. Accepts `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, nothing else.
  */
+import { memoizeText } from './text-memo.ts';
 
 export interface Instant {
   /** unix seconds (UTC) */
@@ -14,22 +15,17 @@ export interface Instant {
 const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /**
- * Parsed timestamps by text: decide reads the same `valid_until` and `now` texts over and over. A pure memo (the
- * parse is a function of the text alone), bounded: past the limit it starts over. Cached instants are frozen, so a
- * caller can never change what another one reads.
+ * Parsed timestamps by text: decide reads the same `valid_until` and `now` texts over and over. Cached instants are
+ * frozen, so a caller can never change what another one reads.
  */
-const MEMO_LIMIT = 4096;
-const memo = new Map<string, Readonly<Instant> | undefined>();
+const parseMemoized = memoizeText((text: string): Readonly<Instant> | undefined => {
+  const parsed = parseUncached(text);
+  return parsed && Object.freeze(parsed);
+});
 
 /** Parses a timestamp; undefined when it is not a valid ISO 8601 date-time with an offset. */
 export function parseInstant(value: unknown): Instant | undefined {
-  if (typeof value !== 'string') return undefined;
-  const known = memo.get(value);
-  if (known !== undefined || memo.has(value)) return known;
-  const parsed = parseUncached(value);
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(value, parsed && Object.freeze(parsed));
-  return parsed;
+  return typeof value === 'string' ? parseMemoized(value) : undefined;
 }
 
 function parseUncached(value: string): Instant | undefined {

@@ -84,6 +84,21 @@ describe('decide under several covering grants', () => {
     expect(run(input)).toMatchObject({ decision: 'deny', reason: 'currency_mismatch' });
   });
 
+  it('reads a hole in a sparse alternatives array (a JS caller) as no option, and does not throw', () => {
+    const input = multi('multi-grant-newer-in-another-currency.json');
+    const older = input.snapshot.alternatives![0]!;
+    // eslint-disable-next-line no-sparse-arrays
+    (input.snapshot as unknown as Record<string, unknown>).alternatives = [, older];
+    const result = run(input);
+    expect(result).toMatchObject({ decision: 'allow_with_constraints', reason: 'scope_within_attenuated_authority' });
+    expect(result.diagnostics.candidates?.[1]).toEqual({
+      grant_id: null,
+      decision: 'deny',
+      reason: 'authority_not_found',
+    });
+    expect(result.diagnostics.chosen_candidate).toBe(2);
+  });
+
   it('decides a snapshot without alternatives exactly as before (no candidates listed)', () => {
     const input = eurRootCase();
     const withEmpty = eurRootCase();

@@ -6,10 +6,10 @@
  * link wider than its parent; each of those is `delegation_invalid`.
  */
 import { actionsCoveredBy } from '../action-from-subject.ts';
-import { isNonEmptyString, ownValue } from '../guards.ts';
+import { isNonEmptyString, isRecord, ownValue } from '../guards.ts';
 import { compareInstants, parseInstant } from '../instant.ts';
 import { sameEntity, sameInstrument } from '../same-ref.ts';
-import { findMalformedScopeFields, knownScopeFields } from '../scope-fields.ts';
+import { findMalformedFields, knownScopeFields } from '../scope-fields.ts';
 import { findWiderFields, inheritScope } from '../scope-subset.ts';
 import type { GrantScope, GrantSnapshot } from '../types.ts';
 import { fail, pass, quote, type CheckContext, type CheckVerdict } from './check-context.ts';
@@ -22,7 +22,8 @@ export function checkChain(ctx: CheckContext): CheckVerdict {
     }
   }
   // An intermediary (the actor of any link but the leaf) that is not active withdraws everything it delegated.
-  for (const grant of grants.slice(0, -1)) {
+  for (let i = 0; i < grants.length - 1; i++) {
+    const grant = grants[i]!;
     const state = ownValue(grant, 'actor_state');
     if (state !== undefined && state !== 'active') {
       return fail(
@@ -59,15 +60,19 @@ function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantSc
     if (!isNonEmptyString(grant.grant_id)) return `link ${i} has no grant id`;
     if (seen.has(grant.grant_id)) return `grant ${quote(grant.grant_id)} appears twice in the chain`;
     seen.add(grant.grant_id);
-    const malformed = findMalformedScopeFields(grant.scope);
+    const scope: unknown = grant.scope;
+    const fields = knownScopeFields(scope);
+    const malformed = isRecord(scope) ? findMalformedFields(fields) : ['scope'];
     if (malformed.length > 0) return `grant ${quote(grant.grant_id)} has malformed ${malformed.join(', ')}`;
     if (grant.signature_valid !== true) return `grant ${quote(grant.grant_id)} signature does not verify`;
     if (i < last && ownValue(grant, 'actor_state') === undefined) {
       return `grant ${quote(grant.grant_id)} does not say whether its actor (an intermediary) is active`;
     }
-    const own = knownScopeFields(grant.scope);
+    // INVARIANT: every known field was checked above
+    const own = fields as GrantScope;
     scopes.push(own);
-    const parent = grants[i - 1];
+    // not `grants[i - 1]` at the root: reading index -1 is a slow property lookup
+    const parent = i > 0 ? grants[i - 1] : undefined;
     if (!parent) {
       if (grant.parent_grant_id !== null && grant.parent_grant_id !== undefined) {
         return `chain does not start at a root grant: ${quote(grant.grant_id)} has a parent`;
@@ -89,8 +94,10 @@ function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantSc
       if (wider.length > 0) return `grant ${quote(grant.grant_id)} is wider than its parent: ${wider.join(', ')}`;
     }
     if (grant.depth !== i) return `grant ${quote(grant.grant_id)} depth ${quote(grant.depth)} is not its position ${i}`;
+    // The leaf delegates nothing: the scope it passes on and the depth below it are not read.
+    if (i === last) break;
     parentEffective = inheritScope(parentEffective, own);
-    if (i < last && parentEffective.may_delegate !== true) return `grant ${quote(grant.grant_id)} may not be delegated`;
+    if (parentEffective.may_delegate !== true) return `grant ${quote(grant.grant_id)} may not be delegated`;
     const depth = own.max_delegation_depth;
     if (depth !== undefined && last - i > depth) {
       return `grant ${quote(grant.grant_id)} allows ${depth} delegation level(s) below it, the chain has ${last - i}`;
