@@ -36,7 +36,12 @@ export interface CascadeSample {
 const FLOOR_BATCH = 500;
 
 /** Inserts `size` event-shaped rows in one transaction into a scratch table; returns the time from BEGIN to COMMIT. */
-async function insertFloor(db: Kysely<Database>, size: number, run: number): Promise<number> {
+async function insertFloor(
+  db: Kysely<Database>,
+  durable: () => Promise<void>,
+  size: number,
+  run: number,
+): Promise<number> {
   const table = `bench_insert_floor_${run}`;
   await sql`create table ${sql.table(table)} (
     id text primary key, subject text not null, operation text not null, at text not null)`.execute(db);
@@ -53,9 +58,27 @@ async function insertFloor(db: Kysely<Database>, size: number, run: number): Pro
         await sql`insert into ${sql.table(table)} (id, subject, operation, at) values ${sql.join(rows)}`.execute(trx);
       }
     });
+    // durable, as the cascade's answer is: on SQLite the store syncs its log itself, after the commit
+    await durable();
     return performance.now() - started;
   } finally {
     await sql`drop table ${sql.table(table)}`.execute(db);
+    await durable();
+  }
+}
+
+/**
+ * The store quiet before the timed call: every commit durable, and no checkpoint round under way. On SQLite the
+ * fixture's bulk inserts (the tree, the floor) leave ~200 MB of log that the checkpoint thread copies back after
+ * their sync; before the store synced its log itself (session 4) that copy ran inside their own commits, so the
+ * cascade always started from a quiet store. The log's size is read after a sync and a round may start then: each
+ * turn gives it that moment.
+ */
+async function quiet(store: { durable(): Promise<void>; checkpointIdle(): Promise<void> }): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) {
+    await store.durable();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.checkpointIdle();
   }
 }
 
@@ -78,7 +101,8 @@ export async function measureCascade(dialect: Dialect, size: number, samples: nu
         scope: { ...ROOT_SCOPE, valid_until: inOneYear() },
       });
       await insertGrantTree(rt.ctx, { root, size, template });
-      const floorMs = await insertFloor(rt.ctx.store.db, size, i);
+      const floorMs = await insertFloor(rt.ctx.store.db, () => rt.ctx.store.durable(), size, i);
+      await quiet(rt.ctx.store);
       const cpu = process.cpuUsage();
       const started = performance.now();
       const res = await w.call('POST', `/v1/grants/${root.grant_id}/revoke`);

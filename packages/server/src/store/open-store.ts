@@ -60,6 +60,11 @@ export interface Store {
   useDurabilityBarrier(options?: DurabilityBarrierOptions): void;
   /** before a write batch: a promise while a checkpoint wants new batches held (wal-checkpointer.ts) */
   beforeWriteBatch(): Promise<void> | undefined;
+  /**
+   * Resolves once the checkpoint thread has no round under way (SQLite with the barrier); at once otherwise. For
+   * tests and benchmarks that measure from a quiet store.
+   */
+  checkpointIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +94,7 @@ export function openStore(options: StoreOptions): Store {
       durabilityFailure: undefined,
       useDurabilityBarrier: () => undefined,
       beforeWriteBatch: () => undefined,
+      checkpointIdle: () => RESOLVED,
       close: () => db.destroy(),
     };
   }
@@ -152,6 +158,7 @@ export function openStore(options: StoreOptions): Store {
       sqlite.pragma('synchronous = NORMAL');
     },
     beforeWriteBatch: () => checkpointer?.beforeWrite(),
+    checkpointIdle: () => checkpointer?.whenIdle() ?? RESOLVED,
     async close() {
       // the last sync first; then the checkpoint thread's connection, so the main one closes last: SQLite then
       // checkpoints the whole log and removes the -wal file (a clean file on disk)

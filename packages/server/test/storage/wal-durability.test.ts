@@ -247,6 +247,13 @@ describe('durability of the embedded store off the event loop', () => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .execute();
     expect(Number(count?.n)).toBeGreaterThanOrEqual(3_000);
+    // quiet: once the round the last sync started is over, the log is fully copied back, so the next commit restarts
+    // it at the limit (the size is read after a sync, then a round may start: give it that turn)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.checkpointIdle();
+    await writer.run(insertMerchant('m-after-idle', payload));
+    await store.durable();
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(limit);
     const dataDir = started.dataDir;
     await started.app.close();
     await store.close();
@@ -261,6 +268,7 @@ describe.each(await testDialects())('the durability barrier on %s', (dialect) =>
     const rt = await startTestRuntime({ dialect });
     try {
       await rt.ctx.store.durable();
+      await rt.ctx.store.checkpointIdle(); // nothing under way: at once on both dialects
       expect(rt.ctx.store.answerPending).toBe(false);
       await rt.ctx.writer.run(insertMerchant('m-one'));
       expect(rt.ctx.store.answerPending).toBe(false);
