@@ -19,7 +19,7 @@ import {
   type RequestFeed,
 } from './authorize-http/request-pool.ts';
 import { runPacedLoad } from './authorize-http/paced-load.ts';
-import { runLoad, runLoadOn, type LoadOptions } from './authorize-http/run-load.ts';
+import { runLoadOn, type LoadOptions, type LoadResult } from './authorize-http/run-load.ts';
 import {
   AGENTS,
   postgresReachable,
@@ -211,20 +211,30 @@ function toMeasurements(runs: GroupRuns): Measurement[] {
 
 type LoadShape = Pick<LoadOptions, 'connections' | 'amount' | 'maxSeconds' | 'overallRate'>;
 
+/** A run of `shape` over `bases`: paced arrivals at a fixed rate, else as fast as the servers answer. */
+function runShape(
+  bases: readonly string[],
+  feed: RequestFeed,
+  shape: LoadShape,
+  inspectBody: (status: number, body: string) => void,
+): Promise<LoadResult> {
+  if (shape.overallRate === undefined)
+    return runLoadOn(bases, { ...shape, feed, inspectBody, sampleEvery: SAMPLE_EVERY });
+  return runPacedLoad({
+    bases,
+    feed,
+    rate: shape.overallRate,
+    seconds: shape.maxSeconds,
+    connections: shape.connections,
+    inspectBody,
+    sampleEvery: SAMPLE_EVERY,
+  });
+}
+
 async function measureEcho(echo: ChildServer, feed: RequestFeed, shape: LoadShape): Promise<RunStats> {
   const tally = createAnswerTally((body) => isBenchAgent(body.actor_entity_id));
   const cpuBefore = readProcessCpuMs(echo.pid);
-  const result = shape.overallRate
-    ? await runPacedLoad({
-        bases: [echo.base],
-        feed,
-        rate: shape.overallRate,
-        seconds: shape.maxSeconds,
-        connections: shape.connections,
-        inspectBody: tally.inspect,
-        sampleEvery: SAMPLE_EVERY,
-      })
-    : await runLoad({ ...shape, base: echo.base, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY });
+  const result = await runShape([echo.base], feed, shape, tally.inspect);
   const cpuAfter = readProcessCpuMs(echo.pid);
   if (tally.unexpected > 0) throw new Error(`echo answered something else: ${tally.examples.join(' | ')}`);
   return { result, cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, result.ok) };
@@ -240,17 +250,7 @@ async function measureAuthorize(
   const before = await countStoredDecisions(scenario.store);
   const cpuBefore = processesCpuMs(scenario);
   const bases = scenario.servers.map((s) => s.base);
-  const result = shape.overallRate
-    ? await runPacedLoad({
-        bases,
-        feed,
-        rate: shape.overallRate,
-        seconds: shape.maxSeconds,
-        connections: shape.connections,
-        inspectBody: tally.inspect,
-        sampleEvery: SAMPLE_EVERY,
-      })
-    : await runLoadOn(bases, { ...shape, feed, inspectBody: tally.inspect, sampleEvery: SAMPLE_EVERY });
+  const result = await runShape(bases, feed, shape, tally.inspect);
   const decisions = splitDecisions(before, await settledDecisions(scenario.store));
   const cpuAfter = processesCpuMs(scenario);
   assertAllAllowed(`authorize, ${label}`, result.ok, decisions, tally);

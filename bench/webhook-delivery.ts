@@ -100,28 +100,21 @@ export async function runWebhookDelivery(
       .execute();
     return rows.map((r) => r.event_id);
   };
-  /** the worker delivering everything due to a fresh endpoint of `profile`: ms */
-  const workerRun = async (
-    target: Target,
-    profile: (typeof PROFILES)[number],
-    n: number,
-  ): Promise<{ ms: number; ids: string[] }> => {
-    const endpoint = await createEndpoint(ctx, BENCH_ADMIN, {
-      url: target.url,
-      profile,
-      event_types: ['ns.merchant.created'],
-    });
-    const ids = await writeEvents(n);
+  /** a fresh endpoint of `profile` for ns.merchant.created (its cursor starts at the events written after it) */
+  const newEndpoint = (target: Target, profile: (typeof PROFILES)[number]) =>
+    createEndpoint(ctx, BENCH_ADMIN, { url: target.url, profile, event_types: ['ns.merchant.created'] });
+  /** the worker delivering everything due to `endpointId` (n events), then the endpoint disabled: ms */
+  const drainTo = async (target: Target, endpointId: string, n: number): Promise<number> => {
     const worker = new WebhookWorker(ctx, workerOptions);
     const before = await target.count();
     const started = performance.now();
     await worker.drain();
     const ms = performance.now() - started;
     await worker.stop();
-    await disableEndpoint(ctx, BENCH_ADMIN, endpoint.endpoint_id);
+    await disableEndpoint(ctx, BENCH_ADMIN, endpointId);
     const delivered = (await target.count()) - before;
-    if (delivered !== n) throw new Error(`${profile}: ${delivered} of ${n} delivered`);
-    return { ms, ids };
+    if (delivered !== n) throw new Error(`${endpointId}: ${delivered} of ${n} delivered`);
+    return ms;
   };
   /**
    * The same bodies, unsigned, POSTed one after another over one kept-alive connection: ms. `viaWorkerPath`: through
@@ -159,7 +152,9 @@ export async function runWebhookDelivery(
     // warm-up (not timed): every code path of both sides once, so neither is timed while the JIT compiles it
     for (const target of targets) {
       for (const profile of PROFILES) {
-        const { ids } = await workerRun(target, profile, warmUp);
+        const endpoint = await newEndpoint(target, profile);
+        const ids = await writeEvents(warmUp);
+        await drainTo(target, endpoint.endpoint_id, warmUp);
         await plainRun(target, await bodiesOf(ids));
         await plainRun(target, await bodiesOf(ids), false);
       }
@@ -171,23 +166,11 @@ export async function runWebhookDelivery(
         const group = `deliver ${events.toLocaleString('en-US')} events, ${profile}${target.label}`;
         // plain before and after need the bodies before the worker runs: write the events, read them back, then
         // hand them to the worker (its fresh endpoint starts at the current cursor, so it is created first)
-        const endpoint = await createEndpoint(ctx, BENCH_ADMIN, {
-          url: target.url,
-          profile,
-          event_types: ['ns.merchant.created'],
-        });
+        const endpoint = await newEndpoint(target, profile);
         const ids = await writeEvents(events);
         const bodies = await bodiesOf(ids);
         const plainBefore = await plainRun(target, bodies);
-        const worker = new WebhookWorker(ctx, workerOptions);
-        const before = await target.count();
-        const started = performance.now();
-        await worker.drain();
-        const ms = performance.now() - started;
-        await worker.stop();
-        await disableEndpoint(ctx, BENCH_ADMIN, endpoint.endpoint_id);
-        const delivered = (await target.count()) - before;
-        if (delivered !== events) throw new Error(`${profile}: ${delivered} of ${events} delivered`);
+        const ms = await drainTo(target, endpoint.endpoint_id, events);
         const plainAfter = await plainRun(target, bodies);
         const plainMs = (plainBefore + plainAfter) / 2;
         const requestApiMs = await plainRun(target, bodies, false);

@@ -11,7 +11,7 @@
  */
 import { Pool } from 'undici';
 import type { RequestFeed } from './request-pool.ts';
-import { summarize, type LoadResult } from './run-load.ts';
+import { countPerWholeSecond, summarize, type LoadResult } from './run-load.ts';
 
 export interface PacedLoadOptions {
   /** `http://127.0.0.1:<port>` of each server; arrivals go to them in turn */
@@ -111,7 +111,8 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
   clearTimeout(timer);
   const timeouts = settled ? 0 : inFlight.size;
   await Promise.all(pools.map((pool) => pool.destroy()));
-  const last = answeredAt.length > 0 ? Math.max(...answeredAt) : started;
+  // answers are recorded as they arrive: in increasing order
+  const last = answeredAt[answeredAt.length - 1] ?? started;
   const elapsedSeconds = Math.max((last - started) / 1000, 1e-3);
   // kept up: every arrival answered 2xx, the last within a second of its due time
   const keptUp = latencies.length === total && last - lastDue <= 1000;
@@ -123,7 +124,7 @@ export async function runPacedLoad(options: PacedLoadOptions): Promise<PacedLoad
     timeouts,
     elapsedSeconds,
     okPerSecond: keptUp ? options.rate : latencies.length / elapsedSeconds,
-    okPerWholeSecond: perWholeSecond(answeredAt, started),
+    okPerWholeSecond: countPerWholeSecond(answeredAt, started),
     latency: summarize(latencies),
     meanResponseBytes: latencies.length > 0 ? responseBytes / latencies.length : NaN,
     raw: { startedAt: started, latenciesMs: latencies, answeredAt, responseBytes },
@@ -138,18 +139,4 @@ function headerBytes(headers: Record<string, string | string[] | undefined>): nu
     for (const v of Array.isArray(value) ? value : [value ?? '']) n += name.length + 2 + v.length + 2;
   }
   return n;
-}
-
-function perWholeSecond(times: readonly number[], started: number): number[] {
-  const counts: number[] = [];
-  const sorted = [...times].sort((a, b) => a - b);
-  const last = sorted[sorted.length - 1];
-  if (last === undefined) return counts;
-  const whole = Math.floor((last - started) / 1000);
-  for (let s = 0; s < whole; s++) counts.push(0);
-  for (const t of sorted) {
-    const second = Math.floor((t - started) / 1000);
-    if (second < whole) counts[second] = (counts[second] ?? 0) + 1;
-  }
-  return counts;
 }

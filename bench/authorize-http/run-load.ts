@@ -187,7 +187,8 @@ export async function runLoadOn(bases: readonly string[], options: Omit<LoadOpti
   };
 }
 
-function countPerWholeSecond(times: readonly number[], started: number): number[] {
+/** Answers in each whole second of a run, from `times` in increasing order. */
+export function countPerWholeSecond(times: readonly number[], started: number): number[] {
   const last = times[times.length - 1];
   if (last === undefined) return [];
   const whole = Math.floor((last - started) / 1000);

@@ -7,26 +7,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookWorker } from '../../src/workers/webhook-worker.ts';
+import { createApiCall, type ApiCall } from '../support/api-call.ts';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 let rt: TestRuntime;
-let base: string;
 const receivers: WebhookReceiver[] = [];
 const workers: WebhookWorker[] = [];
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-};
+let api: ApiCall;
 
 let merchants = 0;
 const newMerchant = async () => {
@@ -52,7 +41,7 @@ async function endpointFor(receiver: WebhookReceiver): Promise<string> {
 beforeAll(async () => {
   rt = await startTestRuntime({ config: { webhookAllowInsecure: true } });
   await rt.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(rt.app.server.address() as { port: number }).port}`;
+  api = createApiCall(`http://127.0.0.1:${(rt.app.server.address() as { port: number }).port}`, ADMIN_TOKEN);
 }, 60_000);
 
 afterAll(async () => {
