@@ -64,9 +64,16 @@ export interface WebhookWorkerStats {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
-/** attempts signed ahead of the one in flight (their Ed25519 runs on the signing thread meanwhile) */
-export const SIGN_AHEAD = 32;
-const SIGN_FIRST = 4;
+/**
+ * Attempts signed ahead of the one in flight (made on the attempt-signing thread meanwhile). Deep enough that this
+ * thread does not wait for signatures in a steady stream: the thread answers a batch at once, and a thread woken
+ * from idle on this VM-class machine takes tens of microseconds to start; measured with 32, this thread waited
+ * 30-50 µs per event for its signatures (bench/RESULTS.md, issue 9).
+ */
+export const SIGN_AHEAD = 128;
+/** the window is refilled once this many of it were used, so the thread gets batches of this size */
+const SIGN_REFILL = 32;
+const SIGN_FIRST = 8;
 export const DEFAULT_BATCH_SIZE = 1_024;
 export const DEFAULT_SETTLE_EVERY_MS = 1_000;
 /** an attempt signed ahead longer ago than this (a slow receiver before it) is signed again when it is made */
@@ -310,9 +317,9 @@ export class WebhookWorker {
 
   /**
    * The round on the main thread (no delivery thread, or it failed): signing runs ahead of sending, up to
-   * SIGN_AHEAD attempts after the one in flight are being signed on the signing thread. Attempts are still made one
-   * after another in this order; only the signatures are made early. The window is refilled in bursts (once half of
-   * it is used), so the signing thread gets batches, not one message per signature.
+   * SIGN_AHEAD attempts after the one in flight are being signed on the attempt-signing thread. Attempts are still
+   * made one after another in this order; only the signatures are made early. The window is refilled in bursts (once
+   * SIGN_REFILL of it were used), so the thread gets batches, not one message per signature.
    */
   async #roundOnMainThread(
     lease: RoundLease,
@@ -323,9 +330,14 @@ export class WebhookWorker {
     let ahead: (Promise<SignedAttempt> | undefined)[] = [];
     let signedUpTo = 0;
     const signAhead = (from: number, signedFor: WebhookEndpointRow): void => {
-      if (signedUpTo - from > SIGN_AHEAD / 2) return;
-      // a round starts with a short burst, so its first attempt waits for a few signatures, not for 32
-      const until = Math.min(due.length, from + (signedUpTo === 0 ? SIGN_FIRST : SIGN_AHEAD));
+      if (signedUpTo - from > SIGN_AHEAD - SIGN_REFILL) return;
+      // a round starts with a short burst, so its first attempt waits for a few signatures, then the window fills
+      // in batches of SIGN_REFILL
+      const until = Math.min(
+        due.length,
+        from + SIGN_AHEAD,
+        Math.max(from, signedUpTo) + (signedUpTo === 0 ? SIGN_FIRST : SIGN_REFILL),
+      );
       for (let j = Math.max(from, signedUpTo); j < until; j++) {
         const envelope = envelopes.get(due[j]!.event_id);
         if (!envelope) continue;

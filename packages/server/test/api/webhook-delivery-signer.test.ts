@@ -1,16 +1,21 @@
 /**
- * The worker's signer (delivery-signer.ts) moves work (Ed25519 to the thread pool, bodies cached, HMAC through
- * node:crypto) but must send exactly what core's signWebhookDelivery defines: same body bytes, same headers, for
- * every profile, rotated secrets and rotated service keys included.
+ * The worker's signer (delivery-signer.ts) moves work (whole attempts to the attempt-signing thread; when that is
+ * not there, Ed25519 to the signing thread with bodies cached here and HMAC through node:crypto) but must send
+ * exactly what core's signWebhookDelivery defines: same body bytes, same headers, for every profile, rotated secrets
+ * and rotated service keys included, whichever thread did the work.
  */
 import { signWebhookDelivery, verifyWebhookDelivery, type WebhookProfile } from '@aar/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UnsignedEventEnvelope } from '../../src/services/events/append-event.ts';
+import { AttemptSigningThread } from '../../src/services/webhooks/attempt-signing-thread.ts';
 import { DeliverySigner } from '../../src/services/webhooks/delivery-signer.ts';
+import { sharedSigningThread } from '../../src/services/webhooks/signing-thread.ts';
 import type { WebhookEndpointRow } from '../../src/services/webhooks/endpoint-view.ts';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 let rt: TestRuntime;
+/** this file's own attempt-signing thread, small cache (2 bodies) so its bound can be seen */
+const thread = new AttemptSigningThread({ maxBodies: 2 });
 const NOW = new Date('2026-11-24T02:00:00.000Z');
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const OLD_SECRET = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
@@ -72,15 +77,31 @@ beforeAll(async () => {
   rt = await startTestRuntime();
 });
 afterAll(async () => {
+  await thread.close();
   await rt?.close();
 });
 
-describe('DeliverySigner', () => {
+const MODES = [
+  {
+    mode: 'on the attempt-signing thread',
+    signerOf: (maxBodies?: number) => new DeliverySigner(rt.ctx.keys, maxBodies, sharedSigningThread(), thread),
+  },
+  {
+    mode: 'on the main thread (the fallback)',
+    signerOf: (maxBodies?: number) => new DeliverySigner(rt.ctx.keys, maxBodies, sharedSigningThread(), null),
+  },
+];
+
+describe.each(MODES)('DeliverySigner $mode', ({ mode, signerOf }) => {
+  const onThread = mode.startsWith('on the attempt');
   it.each(['shared_secret', 'asymmetric', 'cose'] as const)('%s: byte for byte what core signs', async (profile) => {
-    const signer = new DeliverySigner(rt.ctx.keys);
+    const signer = signerOf();
     const row = endpoint(profile);
     const env = envelope(1);
+    const signedBefore = thread.signed;
     const got = await signer.sign(row, env, NOW);
+    // the mode is the one named: the thread made it, or it did not
+    expect(thread.signed - signedBefore).toBe(onThread ? 1 : 0);
     const want = await reference(row, env, NOW);
     expect(Buffer.from(got.body).equals(Buffer.from(want.body))).toBe(true);
     expect(got.headers).toEqual(want.headers);
@@ -89,7 +110,7 @@ describe('DeliverySigner', () => {
   });
 
   it('shared_secret during a rotation signs with both secrets, like core', async () => {
-    const signer = new DeliverySigner(rt.ctx.keys);
+    const signer = signerOf();
     const row = endpoint('shared_secret', {
       previous_secret: OLD_SECRET,
       previous_secret_until: new Date(NOW.getTime() + 3_600_000).toISOString(),
@@ -108,12 +129,14 @@ describe('DeliverySigner', () => {
   });
 
   it('a retry reuses the body and gets fresh headers that verify at its own time', async () => {
-    const signer = new DeliverySigner(rt.ctx.keys);
+    const signer = signerOf();
     const row = endpoint('asymmetric');
     const first = await signer.sign(row, envelope(3), NOW);
     const later = new Date(NOW.getTime() + 300_000);
     const retry = await signer.sign(row, envelope(3), later);
-    expect(retry.body).toBe(first.body); // the same bytes, not re-signed
+    // the same bytes, not re-signed (on the thread: the body came from its cache)
+    if (onThread) expect(Buffer.from(retry.body).equals(Buffer.from(first.body))).toBe(true);
+    else expect(retry.body).toBe(first.body);
     expect(retry.headers['webhook-timestamp']).toBe(String(Math.floor(later.getTime() / 1000)));
     expect(retry.headers['webhook-signature']).not.toBe(first.headers['webhook-signature']);
     expect(retry.headers).toEqual((await reference(row, envelope(3), later)).headers);
@@ -129,18 +152,27 @@ describe('DeliverySigner', () => {
   });
 
   it('keeps at most its bound of bodies, least recently used out', async () => {
-    const signer = new DeliverySigner(rt.ctx.keys, 2);
+    const signer = signerOf(2);
     const row = endpoint('asymmetric');
+    const madeBefore = thread.bodiesMade;
     const a = await signer.sign(row, envelope(10), NOW);
     await signer.sign(row, envelope(11), NOW);
     await signer.sign(row, envelope(10), NOW); // 10 is now the most recent
     await signer.sign(row, envelope(12), NOW); // 11 goes
-    expect(signer.cachedBodies).toBe(2);
-    expect((await signer.sign(row, envelope(10), NOW)).body).toBe(a.body);
+    const again = await signer.sign(row, envelope(10), NOW);
+    if (onThread) {
+      expect(thread.bodiesMade - madeBefore).toBe(3); // 10, 11, 12; 10 twice from the cache
+      await signer.sign(row, envelope(11), NOW); // gone: signed again
+      expect(thread.bodiesMade - madeBefore).toBe(4);
+      expect(Buffer.from(again.body).equals(Buffer.from(a.body))).toBe(true);
+    } else {
+      expect(signer.cachedBodies).toBe(2);
+      expect(again.body).toBe(a.body);
+    }
   });
 
   it('after a key rotation, bodies and headers are signed by the new key', async () => {
-    const signer = new DeliverySigner(rt.ctx.keys);
+    const signer = signerOf();
     const row = endpoint('asymmetric');
     const before = await signer.sign(row, envelope(20), NOW);
     const { retired, current } = await rt.ctx.keys.rotate();
@@ -153,10 +185,27 @@ describe('DeliverySigner', () => {
   });
 
   it('refuses a malformed secret without echoing it', async () => {
-    const signer = new DeliverySigner(rt.ctx.keys);
+    const signer = signerOf();
     const row = endpoint('shared_secret', { secret: 'whsec_not-base64!!' });
     const error = await signer.sign(row, envelope(30), NOW).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).not.toContain('not-base64');
+  });
+});
+
+describe('DeliverySigner when the attempt-signing thread cannot start', () => {
+  it('signs every attempt on the main thread instead, byte for byte the same, and stops asking the thread', async () => {
+    const broken = new AttemptSigningThread({}, new URL('./no-such-attempt-signing-worker.mjs', import.meta.url));
+    const signer = new DeliverySigner(rt.ctx.keys, undefined, sharedSigningThread(), broken);
+    for (const profile of ['shared_secret', 'asymmetric', 'cose'] as const) {
+      const row = endpoint(profile);
+      const got = await signer.sign(row, envelope(40), NOW);
+      const want = await reference(row, envelope(40), NOW);
+      expect(Buffer.from(got.body).equals(Buffer.from(want.body))).toBe(true);
+      expect(got.headers).toEqual(want.headers);
+    }
+    expect(broken.available).toBe(false);
+    expect(broken.signed).toBe(0);
+    await broken.close();
   });
 });

@@ -1,6 +1,9 @@
 /**
  * Signs the worker's attempts (CONTRACT section 9) with as little of the event loop as it can, because the event
  * loop is also what makes the POSTs:
+ * - FIRST CHOICE: the whole attempt (body and headers) is made on the attempt-signing thread
+ *   (attempt-signing-thread.ts); this thread only hands the envelope over. What follows is the fallback, used when
+ *   that thread cannot start or died, and for an attempt it refused (so the failure is thrown here as core throws it):
  * - the body (the envelope signed per section 4 as RFC 8785 bytes, wrapped in COSE_Sign1 for cose) depends only on
  *   the event, the profile and the service key, never on the attempt: it is made once and kept (bounded, least
  *   recently used out), so retries, replays and every endpoint of a profile reuse the same bytes;
@@ -24,10 +27,15 @@ import type { KeyRing, ServiceSigner } from '../../keys/key-ring.ts';
 import type { UnsignedEventEnvelope } from '../events/append-event.ts';
 import { envelopeBody } from './delivery-envelope.ts';
 import { signingSecretsOf, type WebhookEndpointRow } from './endpoint-view.ts';
+import {
+  BODY_CACHE_ENTRIES,
+  ItemRefusedError,
+  sharedAttemptSigningThread,
+  ThreadUnavailableError,
+  type AttemptSigningThread,
+} from './attempt-signing-thread.ts';
 import { sharedSigningThread, type SigningThread } from './signing-thread.ts';
 
-/** Bodies kept: a few MiB at most (envelopes are ~1 KiB), enough for a fan-out round to every endpoint. */
-export const BODY_CACHE_ENTRIES = 4_096;
 const MAC_KEY_CACHE_ENTRIES = 1_024;
 
 export interface SignedAttempt extends SignedWebhookDelivery {
@@ -41,14 +49,24 @@ export class DeliverySigner {
   readonly #bodies = new Map<string, Promise<WebhookDeliveryBody>>();
   readonly #macKeys = new Map<string, KeyObject>();
   readonly #thread: SigningThread;
+  readonly #attempts: AttemptSigningThread | null;
   readonly #mac: WebhookMac = (secret, content) =>
     new Uint8Array(createHmac('sha256', this.#macKey(secret)).update(content).digest());
 
-  /** `thread`: the process's shared signing thread unless a test gives its own */
-  constructor(keys: KeyRing, maxBodies = BODY_CACHE_ENTRIES, thread: SigningThread = sharedSigningThread()) {
+  /**
+   * `thread`: the process's shared signing thread unless a test gives its own; `attempts`: the process's shared
+   * attempt-signing thread unless a test gives its own, or null to sign every attempt on this thread
+   */
+  constructor(
+    keys: KeyRing,
+    maxBodies = BODY_CACHE_ENTRIES,
+    thread: SigningThread = sharedSigningThread(),
+    attempts: AttemptSigningThread | null = sharedAttemptSigningThread(),
+  ) {
     this.#keys = keys;
     this.#maxBodies = maxBodies;
     this.#thread = thread;
+    this.#attempts = attempts;
   }
 
   /** How many bodies are kept now (tests). */
@@ -59,15 +77,24 @@ export class DeliverySigner {
   /** The attempt's body and headers, signed at `now` with the current service key (and the endpoint's secrets). */
   async sign(endpoint: WebhookEndpointRow, envelope: UnsignedEventEnvelope, now: Date): Promise<SignedAttempt> {
     const current = this.#keys.current();
-    const signer = this.#signerOf(current);
     const timestamp = Math.floor(now.getTime() / 1000);
+    const secrets = endpoint.profile === 'shared_secret' ? signingSecretsOf(endpoint, now) : undefined;
+    if (this.#attempts?.available) {
+      try {
+        const item = { profile: endpoint.profile, webhookId: envelope.event_id, timestamp, envelope, secrets };
+        return { ...(await this.#attempts.sign(current, item)), timestamp };
+      } catch (error) {
+        if (!(error instanceof ThreadUnavailableError || error instanceof ItemRefusedError)) throw error;
+      }
+    }
+    const signer = this.#signerOf(current);
     const input = {
       profile: endpoint.profile,
       webhookId: envelope.event_id,
       timestamp,
       envelope,
       signer,
-      ...(endpoint.profile === 'shared_secret' ? { secrets: signingSecretsOf(endpoint, now), mac: this.#mac } : {}),
+      ...(secrets ? { secrets, mac: this.#mac } : {}),
     };
     const body = await this.#body(endpoint.profile, envelope, signer);
     return { ...(await signWebhookAttempt(input, body)), timestamp };
