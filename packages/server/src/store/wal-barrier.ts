@@ -32,8 +32,9 @@
  *   write matters: since Linux 4.13 a writeback error is reported to every descriptor opened before it, on its
  *   next fsync (errseq), so our fd sees any error on pages written afterwards.
  * - A checkpoint does not replace the file: after a complete checkpoint the next writer restarts the log from its
- *   beginning in the same file (new salts), and with `journal_size_limit` truncates it with ftruncate(2): same
- *   inode, so our descriptor keeps naming the file SQLite writes.
+ *   beginning in the same file (new salts), and with `journal_size_limit` truncates it with ftruncate(2), or the
+ *   checkpoint thread's TRUNCATE pass truncates it to zero (wal-checkpointer.ts): same inode either way, so our
+ *   descriptor keeps naming the file SQLite writes.
  * - If the file were replaced or removed under us (another program, a mistaken cleanup), the data SQLite
  *   writes through its descriptor would live in an unlinked inode, lost at the next start. After syncs (at most
  *   every 50 ms, off the answers' path) the path is stat-ed and compared with our descriptor's inode and device: a

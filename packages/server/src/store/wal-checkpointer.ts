@@ -18,6 +18,14 @@
  *   (the writer is idle), the gated pass runs without waiting for one.
  * - `PRAGMA wal_checkpoint(PASSIVE)` never waits for readers or writers: frames a reader still needs stay, and
  *   the next growth of the file triggers another round.
+ * - A LARGE LOG (over TRUNCATE_AT_LIMITS times the limit, a bulk load or a big cascade) is truncated here, not by
+ *   the next writer: once a round copied it all back, a TRUNCATE pass runs with writes held as for a gated pass
+ *   (`wal_checkpoint(TRUNCATE)`: it copies whatever came since, restarts the log and truncates the file to zero
+ *   bytes, same inode). Otherwise the next commit restarts the log and truncates the file to the limit itself, on
+ *   the event loop: freeing hundreds of megabytes took that commit 70-100 ms (measured: the first revocation
+ *   cascade after a bulk load, bench/RESULTS.md, issue 10). With `busy_timeout = 0` the pass never waits: a reader
+ *   still on an old snapshot makes it answer busy, and the next writer truncates as before. Readers are not
+ *   blocked by it (a fully copied log is read from the database file, through read mark 0, which it leaves free).
  *
  * DURABILITY is not at stake here: a committed frame is as durable in the log as in the database file, and the
  * checkpoint syncs the log before copying and the database file before the log may be reused.
@@ -43,7 +51,7 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    const [result] = db.pragma(message === 'truncate' ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ busy: result.busy, log: result.log, checkpointed: result.checkpointed });
   } catch (error) {
     parentPort.postMessage({ error: String((error && error.message) || error) });
@@ -53,6 +61,8 @@ parentPort.on('message', (message) => {
 
 /** how long a gated pass waits for the write queue to reach its next batch before running anyway */
 const GATE_WAIT_MS = 20;
+/** a round that started on a log larger than this many times the limit ends with a TRUNCATE pass (see WHEN) */
+export const TRUNCATE_AT_LIMITS = 4;
 /** how long `close` waits for the thread to finish its checkpoint and close its connection */
 const CLOSE_WAIT_MS = 10_000;
 
@@ -72,7 +82,7 @@ interface Reply {
   error?: string;
 }
 
-type State = 'idle' | 'free' | 'gate-wanted' | 'gated';
+type State = 'idle' | 'free' | 'gate-wanted' | 'gated' | 'truncate-wanted' | 'truncating';
 
 export class WalCheckpointer {
   readonly #options: WalCheckpointerOptions;
@@ -85,6 +95,7 @@ export class WalCheckpointer {
   #gateTimer: NodeJS.Timeout | undefined;
   #rounds = 0;
   #passes = 0;
+  #truncations = 0;
   /** a write ran on the main connection since the current pass was posted (its result then says nothing of now) */
   #wroteDuringPass = false;
   #idleWaiters: (() => void)[] = [];
@@ -93,9 +104,9 @@ export class WalCheckpointer {
     this.#options = options;
   }
 
-  /** rounds started and passes completed (tests, metrics) */
-  get stats(): { rounds: number; passes: number } {
-    return { rounds: this.#rounds, passes: this.#passes };
+  /** rounds started, passes completed, and TRUNCATE passes that truncated the log (tests, metrics) */
+  get stats(): { rounds: number; passes: number; truncations: number } {
+    return { rounds: this.#rounds, passes: this.#passes, truncations: this.#truncations };
   }
 
   /** After a sync of the log: starts a round when the file has grown past the limit (see WHEN). */
@@ -124,9 +135,9 @@ export class WalCheckpointer {
     this.#wroteDuringPass = true;
   }
 
-  /** Before a write batch begins: a promise while a gated pass wants the writer held, else undefined. */
+  /** Before a write batch begins: a promise while a gated or TRUNCATE pass wants the writer held, else undefined. */
   beforeWrite(): Promise<void> | undefined {
-    if (this.#state === 'gate-wanted') this.#startGated();
+    if (this.#state === 'gate-wanted' || this.#state === 'truncate-wanted') this.#startGated();
     return this.#gate?.promise;
   }
 
@@ -151,7 +162,16 @@ export class WalCheckpointer {
     let resolve!: () => void;
     const promise = new Promise<void>((res) => (resolve = res));
     this.#gate = { promise, resolve };
-    this.#pass('gated');
+    this.#pass(this.#state === 'truncate-wanted' ? 'truncating' : 'gated');
+  }
+
+  /** Holds the next write batch for `kind` (or runs it after GATE_WAIT_MS if none comes). */
+  #wantGate(kind: 'gate-wanted' | 'truncate-wanted'): void {
+    this.#state = kind;
+    this.#gateTimer = setTimeout(() => {
+      if (this.#state === kind) this.#startGated();
+    }, GATE_WAIT_MS);
+    this.#gateTimer.unref();
   }
 
   #endGate(): void {
@@ -162,7 +182,7 @@ export class WalCheckpointer {
     gate?.resolve();
   }
 
-  #pass(kind: 'free' | 'gated'): void {
+  #pass(kind: 'free' | 'gated' | 'truncating'): void {
     const worker = this.#thread();
     if (!worker) {
       this.#state = 'idle';
@@ -173,7 +193,7 @@ export class WalCheckpointer {
     this.#state = kind;
     this.#wroteDuringPass = false;
     worker.ref();
-    worker.postMessage('checkpoint');
+    worker.postMessage(kind === 'truncating' ? 'truncate' : 'checkpoint');
   }
 
   #answered(reply: Reply): void {
@@ -183,15 +203,21 @@ export class WalCheckpointer {
       return;
     }
     this.#passes += 1;
-    // PASSIVE reports the frames of the log as it was when the pass began: complete only if nothing came since
-    const complete = reply.log === reply.checkpointed && !this.#wroteDuringPass;
-    if (this.#state === 'free' && !complete) {
-      this.#state = 'gate-wanted';
-      this.#gateTimer = setTimeout(() => {
-        if (this.#state === 'gate-wanted') this.#startGated();
-      }, GATE_WAIT_MS);
-      this.#gateTimer.unref();
-      return;
+    if (this.#state === 'truncating') {
+      // busy: a reader held an old snapshot (or a write came outside the write queue); the next writer truncates
+      if (reply.busy === 0) this.#truncations += 1;
+    } else {
+      // PASSIVE reports the frames of the log as it was when the pass began: complete only if nothing came since
+      const complete = reply.log === reply.checkpointed && !this.#wroteDuringPass;
+      if (this.#state === 'free' && !complete) {
+        this.#wantGate('gate-wanted');
+        return;
+      }
+      if (complete && this.#triggeredAt > TRUNCATE_AT_LIMITS * this.#options.limitBytes) {
+        if (this.#gate) this.#pass('truncating');
+        else this.#wantGate('truncate-wanted');
+        return;
+      }
     }
     this.#state = 'idle';
     this.#endGate();

@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  countLines,
   inEventOrder,
   linesFromEvents,
   writeRevocationCascade,
@@ -178,5 +179,12 @@ describe('the digest lines order check', () => {
     expect(inEventOrder(line(1) + line(2, '0000000B') + line(3), prefix, 3)).toBe(false); // not lowercase hex
     expect(inEventOrder(lines([1, 2, 3]).replace('ns:event:0196aaaa', 'ns:event:0196aaab'), prefix, 3)).toBe(false);
     expect(inEventOrder(lines([1, 2, 3]).slice(0, -1), prefix, 3)).toBe(false); // no final newline
+  });
+
+  it('counts newline-ended lines without splitting them', () => {
+    expect(countLines('')).toBe(0);
+    expect(countLines(lines([1, 2, 3]))).toBe(3);
+    expect(countLines(lines([1, 2, 3]).slice(0, -1))).toBe(2); // an unended last line is not counted
+    expect(countLines(lines(Array.from({ length: 300 }, (_, i) => i + 1)))).toBe(300);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import SqliteDatabase from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Transaction } from 'kysely';
@@ -17,6 +18,7 @@ import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Database } from '../../src/store/index.ts';
 import { fdatasyncFile, type WalSync } from '../../src/store/wal-barrier.ts';
+import { TRUNCATE_AT_LIMITS } from '../../src/store/wal-checkpointer.ts';
 import { testDialects } from '../support/dialects.ts';
 import { ADMIN_TOKEN, startTestRuntime } from '../support/test-runtime.ts';
 
@@ -260,6 +262,52 @@ describe('durability of the embedded store off the event loop', () => {
     expect(existsSync(`${file}-wal`)).toBe(false);
     rmSync(dataDir, { recursive: true, force: true });
     started = undefined;
+  });
+
+  it('truncates a large log on the checkpoint thread, not in the next commit, and loses nothing', async () => {
+    const pages = 50;
+    started = await start(fdatasyncFile, pages);
+    const { writer, store } = started.ctx;
+    const file = join(started.dataDir, 'aar.sqlite');
+    const limit = 32 + pages * (4096 + 24);
+    // one bulk unit: ~2,000 pages through the log at once, far past TRUNCATE_AT_LIMITS times the limit
+    const payload = 'y'.repeat(3000);
+    await writer.run(async (trx) => {
+      for (let i = 0; i < 2_000; i++) await insertMerchant(`bulk-${i}`, payload)(trx);
+      return null;
+    });
+    await store.durable();
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(TRUNCATE_AT_LIMITS * limit);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.checkpointIdle();
+    // the thread restarted the log and truncated it: the next commit finds an empty file, nothing to free
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    await writer.run(insertMerchant('after-truncate'));
+    await store.durable();
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(limit);
+    const [count] = await store.db
+      .selectFrom('merchants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('merchant_id', 'like', 'bulk-%')
+      .execute();
+    expect(Number(count?.n)).toBe(2_000);
+    // and the file on disk holds it all: reopened from the directory alone
+    const dataDir = started.dataDir;
+    await started.app.close();
+    await store.close();
+    started = undefined;
+    const reopened = new SqliteDatabase(file, { readonly: true });
+    try {
+      const row = reopened.prepare(`select count(*) as n from merchants where merchant_id like 'bulk-%'`).get() as {
+        n: number;
+      };
+      expect(row.n).toBe(2_000);
+      expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      reopened.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

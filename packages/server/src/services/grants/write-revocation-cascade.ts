@@ -77,12 +77,15 @@ export async function writeRevocationCascade(
 /**
  * Whether `lines` are exactly `count` lines and line i names event i (the operation's prefix and counter i in 8 hex
  * digits, then a space), i = 1..count. Reads the counter digit by digit: no string per line. Exported for tests.
+ * The prefix is compared on the first line only: every line is the same SQL expression, the bound prefix followed by
+ * the counter, so what the scan order can change is which counter sits on which line, and that is read on every
+ * line (a prefix compare per line cost four times the rest: ~8 of ~10 ms for 100,000 lines).
  */
 export function inEventOrder(lines: string, prefix: string, count: number): boolean {
   const digitsAt = prefix.length;
+  if (count > 0 && !lines.startsWith(prefix)) return false;
   let at = 0;
   for (let n = 1; n <= count; n++) {
-    if (!lines.startsWith(prefix, at)) return false;
     let counter = 0;
     for (let k = 0; k < 8; k++) {
       const c = lines.charCodeAt(at + digitsAt + k);
@@ -96,6 +99,13 @@ export function inEventOrder(lines: string, prefix: string, count: number): bool
     at = end + 1;
   }
   return at === lines.length;
+}
+
+/** How many lines `text` holds (each ends with a newline), counted without a string per line. Exported for tests. */
+export function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines += 1;
+  return lines;
 }
 
 /**
@@ -315,7 +325,7 @@ async function appendAuditEntry(
   count: number,
   lines: string,
 ): Promise<void> {
-  if (lines.length === 0 || lines.split('\n', count + 1).length !== count + 1) {
+  if (lines.length === 0 || !lines.endsWith('\n') || countLines(lines) !== count) {
     throw new Error('the cascade lost track of its events');
   }
   await auditOf(trx).append({
