@@ -88,6 +88,33 @@ const insertMerchant =
     await trx.insertInto('merchants').values(merchant(id, payload)).execute();
     return id;
   };
+const BULK_ROWS = 2_000;
+/** One unit of 2,000 merchants of ~3 KB: ~2,000 pages through the log at once, far past TRUNCATE_AT_LIMITS × the limit. */
+const writeBulk = (ctx: AppContext) =>
+  ctx.writer.run(async (trx) => {
+    const payload = 'y'.repeat(3000);
+    for (let i = 0; i < BULK_ROWS; i++) await insertMerchant(`bulk-${i}`, payload)(trx);
+    return null;
+  });
+
+/**
+ * Stops the service, then opens its file alone (read-only, as the next start would find it): checks its integrity
+ * and counts the merchants whose id matches each pattern. Removes the data dir.
+ */
+async function closeAndCountAlone(s: Started, patterns: readonly string[]): Promise<number[]> {
+  const file = join(s.dataDir, 'aar.sqlite');
+  await s.app.close();
+  await s.ctx.store.close();
+  const reopened = new SqliteDatabase(file, { readonly: true });
+  try {
+    expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
+    const count = reopened.prepare('select count(*) as n from merchants where merchant_id like ?');
+    return patterns.map((p) => (count.get(p) as { n: number }).n);
+  } finally {
+    reopened.close();
+    rmSync(s.dataDir, { recursive: true, force: true });
+  }
+}
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 2_000; i++) {
@@ -269,11 +296,7 @@ describe('durability of the embedded store off the event loop', () => {
     started = await start(fdatasyncFile, pages);
     const { writer, store } = started.ctx;
     const file = join(started.dataDir, 'aar.sqlite');
-    const payload = 'z'.repeat(3000);
-    await writer.run(async (trx) => {
-      for (let i = 0; i < 2_000; i++) await insertMerchant(`bulk-${i}`, payload)(trx);
-      return null;
-    });
+    await writeBulk(started.ctx);
     await store.durable();
     // small writes keep coming for as long as the round runs: the free pass beside them, the gated pass and the
     // TRUNCATE pass with them held (the round starts after the sync that reports the log's size: give it a turn)
@@ -294,22 +317,9 @@ describe('durability of the embedded store off the event loop', () => {
     await store.durable();
     // bounded again: truncated by the thread, or restarted at the limit by a writer if a pass answered busy
     expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(32 + pages * (4096 + 24));
-    const dataDir = started.dataDir;
-    await started.app.close();
-    await store.close();
+    const counts = await closeAndCountAlone(started, ['bulk-%', 'during-%', 'after']);
     started = undefined;
-    const reopened = new SqliteDatabase(file, { readonly: true });
-    try {
-      const count = (like: string) =>
-        (reopened.prepare('select count(*) as n from merchants where merchant_id like ?').get(like) as { n: number }).n;
-      expect(count('bulk-%')).toBe(2_000);
-      expect(count('during-%')).toBe(during);
-      expect(count('after')).toBe(1);
-      expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
-    } finally {
-      reopened.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    expect(counts).toEqual([BULK_ROWS, during, 1]);
   });
 
   it('truncates a large log on the checkpoint thread, not in the next commit, and loses nothing', async () => {
@@ -318,12 +328,7 @@ describe('durability of the embedded store off the event loop', () => {
     const { writer, store } = started.ctx;
     const file = join(started.dataDir, 'aar.sqlite');
     const limit = 32 + pages * (4096 + 24);
-    // one bulk unit: ~2,000 pages through the log at once, far past TRUNCATE_AT_LIMITS times the limit
-    const payload = 'y'.repeat(3000);
-    await writer.run(async (trx) => {
-      for (let i = 0; i < 2_000; i++) await insertMerchant(`bulk-${i}`, payload)(trx);
-      return null;
-    });
+    await writeBulk(started.ctx);
     await store.durable();
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(TRUNCATE_AT_LIMITS * limit);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -334,28 +339,9 @@ describe('durability of the embedded store off the event loop', () => {
     await store.durable();
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
     expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(limit);
-    const [count] = await store.db
-      .selectFrom('merchants')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('merchant_id', 'like', 'bulk-%')
-      .execute();
-    expect(Number(count?.n)).toBe(2_000);
-    // and the file on disk holds it all: reopened from the directory alone
-    const dataDir = started.dataDir;
-    await started.app.close();
-    await store.close();
+    const counts = await closeAndCountAlone(started, ['bulk-%', 'after-truncate']);
     started = undefined;
-    const reopened = new SqliteDatabase(file, { readonly: true });
-    try {
-      const row = reopened.prepare(`select count(*) as n from merchants where merchant_id like 'bulk-%'`).get() as {
-        n: number;
-      };
-      expect(row.n).toBe(2_000);
-      expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
-    } finally {
-      reopened.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    expect(counts).toEqual([BULK_ROWS, 1]);
   });
 });
 

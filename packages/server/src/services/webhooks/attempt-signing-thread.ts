@@ -20,6 +20,7 @@ import type {
   AttemptThreadOptions,
   AttemptToSign,
 } from './attempt-signing-protocol.ts';
+import { PerKeyBatches } from './per-key-batches.ts';
 
 /** Bodies kept (by the thread, and by the fallback on the main thread): a few MiB at most (envelopes are ~1 KiB), enough for a fan-out round to every endpoint. */
 export const BODY_CACHE_ENTRIES = 4_096;
@@ -48,12 +49,7 @@ function workerModule(): URL {
 export class AttemptSigningThread {
   #worker: Worker | null = null;
   #broken = false;
-  #nextId = 1;
-  #handles = new WeakMap<KeyObject, number>();
-  #nextHandle = 1;
-  #queued = new Map<KeyObject, { key: AttemptSigningKey; requests: Request[] }>();
-  #flushScheduled = false;
-  readonly #inFlight = new Map<number, Request[]>();
+  readonly #batches = new PerKeyBatches<AttemptSigningKey, Request>(() => this.#flush());
   readonly #options: AttemptThreadOptions;
   /** attempts signed by the thread (tests check that the thread, not the fallback, did the work) */
   signed = 0;
@@ -75,49 +71,29 @@ export class AttemptSigningThread {
 
   sign(key: AttemptSigningKey, item: AttemptToSign): Promise<SignedWebhookDelivery> {
     if (this.#broken) return Promise.reject(new ThreadUnavailableError('the attempt-signing thread is not running'));
-    return new Promise((resolve, reject) => {
-      let queue = this.#queued.get(key.privateKey);
-      if (!queue) {
-        queue = { key, requests: [] };
-        this.#queued.set(key.privateKey, queue);
-      }
-      queue.requests.push({ item, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.#batches.queue(key, { item, resolve, reject }));
   }
 
   /** Ends the thread; what is pending is refused. The next `sign` starts a new one. */
   async close(): Promise<void> {
     const worker = this.#worker;
     this.#worker = null;
-    this.#handles = new WeakMap();
-    this.#failAll(new ThreadUnavailableError('the attempt-signing thread was closed'));
+    this.#batches.forgetHandles();
+    this.#batches.failAll(new ThreadUnavailableError('the attempt-signing thread was closed'));
     if (worker) await worker.terminate();
   }
 
   #flush(): void {
-    this.#flushScheduled = false;
-    const queued = this.#queued;
-    this.#queued = new Map();
     const worker = this.#thread();
-    for (const { key, requests } of queued.values()) {
+    for (const { key, requests } of this.#batches.take()) {
       if (!worker) {
         const error = new ThreadUnavailableError('the attempt-signing thread could not start');
         for (const r of requests) r.reject(error);
         continue;
       }
-      const id = this.#nextId++;
-      if (this.#inFlight.size === 0) worker.ref();
-      this.#inFlight.set(id, requests);
-      let handle = this.#handles.get(key.privateKey);
-      const first = handle === undefined;
-      if (handle === undefined) {
-        handle = this.#nextHandle++;
-        this.#handles.set(key.privateKey, handle);
-      }
+      if (!this.#batches.busy) worker.ref();
+      const id = this.#batches.send(requests);
+      const { handle, first } = this.#batches.handleOf(key.privateKey);
       const batch: AttemptBatch = {
         id,
         handle,
@@ -148,10 +124,9 @@ export class AttemptSigningThread {
   }
 
   #settle(reply: AttemptBatchReply): void {
-    const requests = this.#inFlight.get(reply.id);
+    const requests = this.#batches.answered(reply.id);
     if (!requests) return;
-    this.#inFlight.delete(reply.id);
-    if (this.#inFlight.size === 0) this.#worker?.unref();
+    if (!this.#batches.busy) this.#worker?.unref();
     this.bodiesMade += reply.bodiesMade ?? 0;
     const { bodies, lengths, headers } = reply;
     if (
@@ -184,12 +159,7 @@ export class AttemptSigningThread {
     if (this.#worker !== worker) return;
     this.#worker = null;
     this.#broken = true;
-    this.#failAll(new ThreadUnavailableError(error.message));
-  }
-
-  #failAll(error: Error): void {
-    for (const requests of this.#inFlight.values()) for (const r of requests) r.reject(error);
-    this.#inFlight.clear();
+    this.#batches.failAll(new ThreadUnavailableError(error.message));
   }
 }
 

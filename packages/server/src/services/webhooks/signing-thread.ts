@@ -12,6 +12,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { startEvalThread } from './eval-thread.ts';
+import { PerKeyBatches } from './per-key-batches.ts';
 
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -63,60 +64,34 @@ interface Reply {
 export class SigningThread {
   #worker: Worker | null = null;
   #broken = false;
-  #nextId = 1;
-  /** the handle each private key has on the current thread (by object: two stores may mint the same key id) */
-  #handles = new WeakMap<KeyObject, number>();
-  #nextHandle = 1;
-  /** requests of this turn of the event loop, by private key */
-  #queued = new Map<KeyObject, { key: ThreadSigningKey; requests: Request[] }>();
-  #flushScheduled = false;
-  readonly #inFlight = new Map<number, Request[]>();
+  /** requests of this turn by private key (by object: two stores may mint the same key id), and those in flight */
+  readonly #batches = new PerKeyBatches<ThreadSigningKey, Request>(() => this.#flush());
 
   /** The Ed25519 signature of `message` by `key`. */
   sign(key: ThreadSigningKey, message: Uint8Array): Promise<Uint8Array> {
     if (this.#broken) return Promise.resolve(key.signSync(message));
-    return new Promise((resolve, reject) => {
-      let queue = this.#queued.get(key.privateKey);
-      if (!queue) {
-        queue = { key, requests: [] };
-        this.#queued.set(key.privateKey, queue);
-      }
-      queue.requests.push({ message, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
-    });
+    return new Promise((resolve, reject) => this.#batches.queue(key, { message, resolve, reject }));
   }
 
   /** Ends the thread; signatures still pending are refused. The next `sign` starts a new one. */
   async close(): Promise<void> {
     const worker = this.#worker;
     this.#worker = null;
-    this.#handles = new WeakMap();
-    this.#failAll(new Error('the signing thread was closed'));
+    this.#batches.forgetHandles();
+    this.#batches.failAll(new Error('the signing thread was closed'));
     if (worker) await worker.terminate();
   }
 
   #flush(): void {
-    this.#flushScheduled = false;
-    const queued = this.#queued;
-    this.#queued = new Map();
     const worker = this.#thread();
-    for (const { key, requests } of queued.values()) {
+    for (const { key, requests } of this.#batches.take()) {
       if (!worker) {
         for (const r of requests) r.resolve(key.signSync(r.message));
         continue;
       }
-      const id = this.#nextId++;
-      if (this.#inFlight.size === 0) worker.ref();
-      this.#inFlight.set(id, requests);
-      let handle = this.#handles.get(key.privateKey);
-      const first = handle === undefined;
-      if (handle === undefined) {
-        handle = this.#nextHandle++;
-        this.#handles.set(key.privateKey, handle);
-      }
+      if (!this.#batches.busy) worker.ref();
+      const id = this.#batches.send(requests);
+      const { handle, first } = this.#batches.handleOf(key.privateKey);
       // one buffer for the batch, transferred (not cloned): see THREAD_SOURCE
       const lengths = requests.map((r) => r.message.length);
       const bytes = new Uint8Array(lengths.reduce((sum, n) => sum + n, 0));
@@ -150,10 +125,9 @@ export class SigningThread {
   }
 
   #settle(reply: Reply): void {
-    const requests = this.#inFlight.get(reply.id);
+    const requests = this.#batches.answered(reply.id);
     if (!requests) return;
-    this.#inFlight.delete(reply.id);
-    if (this.#inFlight.size === 0) this.#worker?.unref();
+    if (!this.#batches.busy) this.#worker?.unref();
     const signatures = reply.signatures;
     if (!(signatures instanceof Uint8Array) || signatures.length !== 64 * requests.length) {
       const error = new Error(`signing thread: ${reply.error ?? 'malformed reply'}`);
@@ -168,12 +142,7 @@ export class SigningThread {
     if (this.#worker !== worker) return; // closed already, or an older thread
     this.#worker = null;
     this.#broken = true;
-    this.#failAll(error);
-  }
-
-  #failAll(error: Error): void {
-    for (const requests of this.#inFlight.values()) for (const r of requests) r.reject(error);
-    this.#inFlight.clear();
+    this.#batches.failAll(error);
   }
 }
 
