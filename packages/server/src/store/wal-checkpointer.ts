@@ -89,7 +89,12 @@ export class WalCheckpointer {
   #worker: Worker | null = null;
   #broken = false;
   #state: State = 'idle';
-  /** the size that triggered the current or last round: a round starts again only once the file grew past it */
+  /**
+   * The size that triggered the current round, or the last one that could not complete (a reader held frames): a
+   * round starts again only once the file grew past it. A round that completed (the next commit restarts the log)
+   * or truncated the log resets it, so the restarted log gets its rounds as soon as it passes the limit, even when
+   * the first sync after the restart already finds it past the limit (writes held during the round, then released).
+   */
   #triggeredAt = 0;
   #gate: { promise: Promise<void>; resolve: () => void } | undefined;
   #gateTimer: NodeJS.Timeout | undefined;
@@ -205,7 +210,10 @@ export class WalCheckpointer {
     this.#passes += 1;
     if (this.#state === 'truncating') {
       // busy: a reader held an old snapshot (or a write came outside the write queue); the next writer truncates
-      if (reply.busy === 0) this.#truncations += 1;
+      if (reply.busy === 0) {
+        this.#truncations += 1;
+        this.#triggeredAt = 0;
+      }
     } else {
       // PASSIVE reports the frames of the log as it was when the pass began: complete only if nothing came since
       const complete = reply.log === reply.checkpointed && !this.#wroteDuringPass;
@@ -218,6 +226,7 @@ export class WalCheckpointer {
         else this.#wantGate('truncate-wanted');
         return;
       }
+      if (complete) this.#triggeredAt = 0;
     }
     this.#state = 'idle';
     this.#endGate();
