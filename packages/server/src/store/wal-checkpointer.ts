@@ -100,7 +100,6 @@ export class WalCheckpointer {
   #gateTimer: NodeJS.Timeout | undefined;
   #rounds = 0;
   #passes = 0;
-  #truncations = 0;
   /** a write ran on the main connection since the current pass was posted (its result then says nothing of now) */
   #wroteDuringPass = false;
   #idleWaiters: (() => void)[] = [];
@@ -109,9 +108,9 @@ export class WalCheckpointer {
     this.#options = options;
   }
 
-  /** rounds started, passes completed, and TRUNCATE passes that truncated the log (tests, metrics) */
-  get stats(): { rounds: number; passes: number; truncations: number } {
-    return { rounds: this.#rounds, passes: this.#passes, truncations: this.#truncations };
+  /** rounds started and passes completed (tests, metrics) */
+  get stats(): { rounds: number; passes: number } {
+    return { rounds: this.#rounds, passes: this.#passes };
   }
 
   /** After a sync of the log: starts a round when the file has grown past the limit (see WHEN). */
@@ -210,10 +209,7 @@ export class WalCheckpointer {
     this.#passes += 1;
     if (this.#state === 'truncating') {
       // busy: a reader held an old snapshot (or a write came outside the write queue); the next writer truncates
-      if (reply.busy === 0) {
-        this.#truncations += 1;
-        this.#triggeredAt = 0;
-      }
+      if (reply.busy === 0) this.#triggeredAt = 0;
     } else {
       // PASSIVE reports the frames of the log as it was when the pass began: complete only if nothing came since
       const complete = reply.log === reply.checkpointed && !this.#wroteDuringPass;

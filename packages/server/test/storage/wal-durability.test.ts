@@ -88,6 +88,9 @@ const insertMerchant =
     await trx.insertInto('merchants').values(merchant(id, payload)).execute();
     return id;
   };
+/** the checkpoint trigger of the log tests, in pages, and the `-wal` size it means (header, then page + frame header) */
+const LOG_PAGES = 50;
+const LOG_LIMIT = 32 + LOG_PAGES * (4096 + 24);
 const BULK_ROWS = 2_000;
 /** One unit of 2,000 merchants of ~3 KB: ~2,000 pages through the log at once, far past TRUNCATE_AT_LIMITS × the limit. */
 const writeBulk = (ctx: AppContext) =>
@@ -251,11 +254,10 @@ describe('durability of the embedded store off the event loop', () => {
   });
 
   it('keeps the log bounded over thousands of writes with the checkpoint thread, and leaves a clean file', async () => {
-    const pages = 50;
-    started = await start(fdatasyncFile, pages);
+    started = await start(fdatasyncFile, LOG_PAGES);
     const { writer, store } = started.ctx;
     const file = join(started.dataDir, 'aar.sqlite');
-    const limit = 32 + pages * (4096 + 24);
+    const limit = LOG_LIMIT;
     let largest = 0;
     let restarted = false;
     const payload = 'x'.repeat(1500);
@@ -292,14 +294,13 @@ describe('durability of the embedded store off the event loop', () => {
   });
 
   it('holds the writes that arrive while the log is truncated, and every one of them commits', async () => {
-    const pages = 50;
-    started = await start(fdatasyncFile, pages);
+    started = await start(fdatasyncFile, LOG_PAGES);
     const { writer, store } = started.ctx;
     const wal = join(started.dataDir, 'aar.sqlite-wal');
     await writeBulk(started.ctx);
     await store.durable();
     const bulkLog = statSync(wal).size;
-    expect(bulkLog).toBeGreaterThan(TRUNCATE_AT_LIMITS * (32 + pages * (4096 + 24)));
+    expect(bulkLog).toBeGreaterThan(TRUNCATE_AT_LIMITS * LOG_LIMIT);
     // small writes keep coming until the log has been cut: they run beside the free pass, and are held through the
     // gated and the TRUNCATE passes (nothing else shrinks the file while they come)
     const small: Promise<string>[] = [];
@@ -319,11 +320,10 @@ describe('durability of the embedded store off the event loop', () => {
   });
 
   it('truncates a large log on the checkpoint thread, not in the next commit, and loses nothing', async () => {
-    const pages = 50;
-    started = await start(fdatasyncFile, pages);
+    started = await start(fdatasyncFile, LOG_PAGES);
     const { writer, store } = started.ctx;
     const file = join(started.dataDir, 'aar.sqlite');
-    const limit = 32 + pages * (4096 + 24);
+    const limit = LOG_LIMIT;
     await writeBulk(started.ctx);
     await store.durable();
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(TRUNCATE_AT_LIMITS * limit);

@@ -9,32 +9,19 @@
  * Secrets and private keys arrive by postMessage from this process's main thread and stay in this thread's memory;
  * nothing here is logged or sent anywhere else.
  */
-import { createHmac, createSecretKey, sign as ed25519Sign, type KeyObject } from 'node:crypto';
+import { sign as ed25519Sign } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { parseWebhookSecret, signWebhookAttempt, type DocumentSigner, type WebhookDeliveryBody } from '@aar/core';
+import { signWebhookAttempt, type DocumentSigner, type WebhookDeliveryBody } from '@aar/core';
 import type { AttemptBatch, AttemptBatchReply, AttemptThreadOptions } from './attempt-signing-protocol.ts';
 import { envelopeBody } from './delivery-envelope.ts';
+import { bodyKey, LruMap, MacKeys } from './signing-caches.ts';
 
-const MAC_KEY_CACHE_ENTRIES = 1_024;
 const { maxBodies } = workerData as AttemptThreadOptions;
 let bodiesMade = 0;
 
 const signers = new Map<number, DocumentSigner>();
-const bodies = new Map<string, WebhookDeliveryBody>();
-const macKeys = new Map<string, KeyObject>();
-
-function macKey(secret: string): KeyObject {
-  let key = macKeys.get(secret);
-  if (!key) {
-    key = createSecretKey(parseWebhookSecret(secret));
-    if (macKeys.size >= MAC_KEY_CACHE_ENTRIES) macKeys.clear();
-    macKeys.set(secret, key);
-  }
-  return key;
-}
-
-const mac = (secret: string, content: Uint8Array): Uint8Array =>
-  new Uint8Array(createHmac('sha256', macKey(secret)).update(content).digest());
+const bodies = new LruMap<WebhookDeliveryBody>(maxBodies);
+const { mac } = new MacKeys();
 
 function signerOf(batch: AttemptBatch): DocumentSigner {
   if (batch.key) {
@@ -51,18 +38,12 @@ function signerOf(batch: AttemptBatch): DocumentSigner {
 }
 
 async function bodyOf(item: AttemptBatch['items'][number], signer: DocumentSigner): Promise<WebhookDeliveryBody> {
-  // the key id is part of the key: after a rotation, bodies are signed afresh by the new key
-  const key = `${item.profile} ${signer.keyId} ${item.envelope.event_id}`;
+  const key = bodyKey(item.profile, signer.keyId, item.envelope.event_id);
   const known = bodies.get(key);
-  if (known) {
-    bodies.delete(key);
-    bodies.set(key, known);
-    return known;
-  }
+  if (known) return known;
   const made = await envelopeBody(item.profile, item.envelope, signer);
   bodiesMade += 1;
   bodies.set(key, made);
-  if (bodies.size > maxBodies) bodies.delete(bodies.keys().next().value!);
   return made;
 }
 

@@ -14,14 +14,11 @@
  * envelope and time (test/api/webhook-delivery-signer.test.ts); only where the work is done differs.
  * Secrets stay in this process's memory only, where the endpoint rows already hold them; nothing here is logged.
  */
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import {
-  parseWebhookSecret,
   signWebhookAttempt,
   type DocumentSigner,
   type SignedWebhookDelivery,
   type WebhookDeliveryBody,
-  type WebhookMac,
 } from '@aar/core';
 import type { KeyRing, ServiceSigner } from '../../keys/key-ring.ts';
 import type { UnsignedEventEnvelope } from '../events/append-event.ts';
@@ -34,9 +31,8 @@ import {
   ThreadUnavailableError,
   type AttemptSigningThread,
 } from './attempt-signing-thread.ts';
+import { bodyKey, LruMap, MacKeys } from './signing-caches.ts';
 import { sharedSigningThread, type SigningThread } from './signing-thread.ts';
-
-const MAC_KEY_CACHE_ENTRIES = 1_024;
 
 export interface SignedAttempt extends SignedWebhookDelivery {
   /** the `webhook-timestamp` signed, unix seconds */
@@ -45,13 +41,10 @@ export interface SignedAttempt extends SignedWebhookDelivery {
 
 export class DeliverySigner {
   readonly #keys: KeyRing;
-  readonly #maxBodies: number;
-  readonly #bodies = new Map<string, Promise<WebhookDeliveryBody>>();
-  readonly #macKeys = new Map<string, KeyObject>();
+  readonly #bodies: LruMap<Promise<WebhookDeliveryBody>>;
+  readonly #macKeys = new MacKeys();
   readonly #thread: SigningThread;
   readonly #attempts: AttemptSigningThread | null;
-  readonly #mac: WebhookMac = (secret, content) =>
-    new Uint8Array(createHmac('sha256', this.#macKey(secret)).update(content).digest());
 
   /**
    * `thread`: the process's shared signing thread unless a test gives its own; `attempts`: the process's shared
@@ -64,7 +57,7 @@ export class DeliverySigner {
     attempts: AttemptSigningThread | null = sharedAttemptSigningThread(),
   ) {
     this.#keys = keys;
-    this.#maxBodies = maxBodies;
+    this.#bodies = new LruMap(maxBodies);
     this.#thread = thread;
     this.#attempts = attempts;
   }
@@ -94,7 +87,7 @@ export class DeliverySigner {
       timestamp,
       envelope,
       signer,
-      ...(secrets ? { secrets, mac: this.#mac } : {}),
+      ...(secrets ? { secrets, mac: this.#macKeys.mac } : {}),
     };
     const body = await this.#body(endpoint.profile, envelope, signer);
     return { ...(await signWebhookAttempt(input, body)), timestamp };
@@ -121,28 +114,12 @@ export class DeliverySigner {
     envelope: UnsignedEventEnvelope,
     signer: DocumentSigner,
   ): Promise<WebhookDeliveryBody> {
-    // the key id is part of the key: after a rotation, bodies are signed afresh by the new key
-    const key = `${profile} ${signer.keyId} ${envelope.event_id}`;
+    const key = bodyKey(profile, signer.keyId, envelope.event_id);
     const known = this.#bodies.get(key);
-    if (known) {
-      this.#bodies.delete(key);
-      this.#bodies.set(key, known);
-      return known;
-    }
+    if (known) return known;
     const made = envelopeBody(profile, envelope, signer);
     this.#bodies.set(key, made);
     made.catch(() => this.#bodies.delete(key));
-    if (this.#bodies.size > this.#maxBodies) this.#bodies.delete(this.#bodies.keys().next().value!);
     return made;
-  }
-
-  #macKey(secret: string): KeyObject {
-    let key = this.#macKeys.get(secret);
-    if (!key) {
-      key = createSecretKey(parseWebhookSecret(secret));
-      if (this.#macKeys.size >= MAC_KEY_CACHE_ENTRIES) this.#macKeys.clear();
-      this.#macKeys.set(secret, key);
-    }
-    return key;
   }
 }
