@@ -47,6 +47,7 @@
  */
 import { closeSync, fdatasync, fstat, fstatSync, openSync, stat, type Stats } from 'node:fs';
 import { AarError } from '@aar/core';
+import type { WalIndex } from './wal-index.ts';
 
 /** Makes the file behind `fd` durable (fdatasync); tests inject slow or failing ones. */
 export type WalSync = (fd: number) => Promise<void>;
@@ -58,8 +59,13 @@ export interface WalBarrierOptions {
   /** the `-wal` file of the database */
   walFile: string;
   sync?: WalSync;
-  /** after syncs (not on the answers' path), with the `-wal` file's size in bytes (the checkpointer's trigger) */
-  onSynced?: (walBytes: number) => void;
+  /**
+   * after syncs (not on the answers' path), with the log's length in bytes (the checkpointer's trigger): read from
+   * `walIndex` when given (a torn read skips that call), else the `-wal` file's size
+   */
+  onSynced?: (logBytes: number) => void;
+  /** the database's wal-index (wal-index.ts); its owner closes it */
+  walIndex?: WalIndex;
 }
 
 interface Waiter {
@@ -88,7 +94,8 @@ export type StatementKind = 'read' | 'write' | 'commit' | 'rollback';
 export class WalBarrier {
   readonly #walFile: string;
   readonly #sync: WalSync;
-  readonly #onSynced: ((walBytes: number) => void) | undefined;
+  readonly #onSynced: ((logBytes: number) => void) | undefined;
+  readonly #walIndex: WalIndex | undefined;
   readonly #fd: number;
   readonly #identity: Pick<Stats, 'ino' | 'dev'>;
   /** commits made on the connection */
@@ -112,6 +119,7 @@ export class WalBarrier {
     this.#walFile = options.walFile;
     this.#sync = options.sync ?? fdatasyncFile;
     this.#onSynced = options.onSynced;
+    this.#walIndex = options.walIndex;
     this.#fd = fd;
     this.#identity = identity;
   }
@@ -231,11 +239,12 @@ export class WalBarrier {
   }
 
   /**
-   * After a sync, never on an answer's path: the `-wal` size for the checkpointer (fstat of our descriptor, skipped
-   * while one is in flight), and, at most every IDENTITY_EVERY_MS, the tripwire for a replaced file (see the
-   * lifecycle above). Off the path because what a sync makes durable is our descriptor's inode, the one SQLite
-   * writes through its own descriptor (both opened on the path before any replacement could matter); a replaced
-   * path means the next start would not find that inode, so the store fails from the moment it is seen.
+   * After a sync, never on an answer's path: the log's length for the checkpointer (from the wal-index, else the
+   * file's size by fstat of our descriptor; skipped while one is in flight), and, at most every IDENTITY_EVERY_MS,
+   * the tripwire for a replaced file (see the lifecycle above). Off the path because what a sync makes durable is
+   * our descriptor's inode, the one SQLite writes through its own descriptor (both opened on the path before any
+   * replacement could matter); a replaced path means the next start would not find that inode, so the store fails
+   * from the moment it is seen.
    */
   #inspectFile(): void {
     if (this.#inspecting || this.#closed) return;
@@ -243,8 +252,12 @@ export class WalBarrier {
     const now = performance.now();
     const checkIdentity = now - this.#identityCheckedAt >= IDENTITY_EVERY_MS;
     if (checkIdentity) this.#identityCheckedAt = now;
-    Promise.all([fstatAsync(this.#fd), checkIdentity ? statAsync(this.#walFile) : undefined])
-      .then(([own, named]) => {
+    Promise.all([
+      fstatAsync(this.#fd),
+      checkIdentity ? statAsync(this.#walFile) : undefined,
+      this.#walIndex?.logBytes(),
+    ])
+      .then(([own, named, logBytes]) => {
         const replaced = named && (named.ino !== this.#identity.ino || named.dev !== this.#identity.dev);
         if (replaced || own.ino !== this.#identity.ino) {
           throw new Error(
@@ -252,7 +265,8 @@ export class WalBarrier {
           );
         }
         try {
-          this.#onSynced?.(own.size);
+          const length = this.#walIndex ? logBytes : own.size;
+          if (length !== undefined) this.#onSynced?.(length);
         } catch {
           // a checkpoint trigger must never fail the store
         }

@@ -1,13 +1,15 @@
 /**
  * Checkpoints of the embedded SQLite store, on their own connection in a worker thread, so that copying the log
  * back into the database file (and its two fsyncs) never blocks the event loop. The main connection runs
- * `wal_autocheckpoint = 0` and `journal_size_limit = limitBytes`; after every sync of the log (wal-barrier.ts) the
- * main thread passes the `-wal` file's size here.
+ * `wal_autocheckpoint = 0`; after every sync of the log (wal-barrier.ts) the main thread passes the log's length here:
+ * its frames as SQLite's wal-index counts them (wal-index.ts), with `journal_size_limit = TRUNCATE_AT_LIMITS ×
+ * limitBytes` so that a restarted log overwrites the file in place (open-store.ts says why); or, when the wal-index
+ * cannot be read, the `-wal` file's size, with `journal_size_limit = limitBytes` so that every restart cuts the file
+ * back to the limit and its size tells the log's length.
  *
  * WHEN
- * - The file only shrinks when a writer restarts the log after a complete checkpoint (then to `journal_size_limit`,
- *   with ftruncate: same inode). So a size above the limit means the log has grown past it since the last restart:
- *   a checkpoint is due. A size at or below it means the log restarted (or is still small): nothing to do.
+ * - A length above the limit means the log has grown past it since its last restart (a writer restarts it after a
+ *   complete checkpoint): a checkpoint is due. At or below it, the log restarted (or is still small): nothing to do.
  * - A log restarts only if a checkpoint copied every frame and no commit came in between (`noteWrite` tells; the
  *   pass's own answer describes the log as it was when the pass began); under sustained load the
  *   writer commits every few milliseconds, and a passive checkpoint that runs beside it almost never catches up. So
@@ -17,15 +19,15 @@
  *   event loop runs on meanwhile (reads, HTTP); only new write batches wait. If no batch comes within GATE_WAIT_MS
  *   (the writer is idle), the gated pass runs without waiting for one.
  * - `PRAGMA wal_checkpoint(PASSIVE)` never waits for readers or writers: frames a reader still needs stay, and
- *   the next growth of the file triggers another round.
+ *   the next growth of the log triggers another round.
  * - A LARGE LOG (over TRUNCATE_AT_LIMITS times the limit, a bulk load or a big cascade) is truncated here, not by
  *   the next writer: once a round copied it all back, a TRUNCATE pass runs with writes held as for a gated pass
  *   (`wal_checkpoint(TRUNCATE)`: it copies whatever came since, restarts the log and truncates the file to zero
- *   bytes, same inode). Otherwise the next commit restarts the log and truncates the file to the limit itself, on
- *   the event loop: freeing hundreds of megabytes took that commit 70-100 ms (measured: the first revocation
- *   cascade after a bulk load, bench/RESULTS.md, issue 10). With `busy_timeout = 0` the pass never waits: a reader
- *   still on an old snapshot makes it answer busy, and the next writer truncates as before. Readers are not
- *   blocked by it (a fully copied log is read from the database file, through read mark 0, which it leaves free).
+ *   bytes, same inode). Otherwise the next commit restarts the log and truncates the file (to `journal_size_limit`)
+ *   itself, on the event loop: freeing hundreds of megabytes took that commit 70-100 ms (measured: the first
+ *   revocation cascade after a bulk load, bench/RESULTS.md, issue 10). With `busy_timeout = 0` the pass never
+ *   waits: a reader still on an old snapshot makes it answer busy, and the next writer truncates as before. Readers
+ *   are not blocked by it (a fully copied log is read from the database file, through read mark 0, which it leaves free).
  *
  * DURABILITY is not at stake here: a committed frame is as durable in the log as in the database file, and the
  * checkpoint syncs the log before copying and the database file before the log may be reused.
@@ -69,7 +71,7 @@ const CLOSE_WAIT_MS = 10_000;
 export interface WalCheckpointerOptions {
   /** the database file */
   file: string;
-  /** a `-wal` file larger than this has grown past the limit since its last restart */
+  /** a log longer than this (in bytes of the `-wal` file) has grown past the limit since its last restart */
   limitBytes: number;
   /** the thread failed: checkpoints must be made some other way (called once) */
   onBroken: (error: unknown) => void;
@@ -90,8 +92,8 @@ export class WalCheckpointer {
   #broken = false;
   #state: State = 'idle';
   /**
-   * The size that triggered the current round, or the last one that could not complete (a reader held frames): a
-   * round starts again only once the file grew past it. A round that completed (the next commit restarts the log)
+   * The length that triggered the current round, or the last one that could not complete (a reader held frames): a
+   * round starts again only once the log grew past it. A round that completed (the next commit restarts the log)
    * or truncated the log resets it, so the restarted log gets its rounds as soon as it passes the limit, even when
    * the first sync after the restart already finds it past the limit (writes held during the round, then released).
    */
@@ -113,14 +115,14 @@ export class WalCheckpointer {
     return { rounds: this.#rounds, passes: this.#passes };
   }
 
-  /** After a sync of the log: starts a round when the file has grown past the limit (see WHEN). */
-  walSynced(walBytes: number): void {
-    if (walBytes <= this.#options.limitBytes) {
+  /** After a sync of the log: starts a round when the log has grown past the limit (see WHEN). */
+  walSynced(logBytes: number): void {
+    if (logBytes <= this.#options.limitBytes) {
       this.#triggeredAt = 0;
       return;
     }
-    if (this.#broken || this.#state !== 'idle' || walBytes <= this.#triggeredAt) return;
-    this.#triggeredAt = walBytes;
+    if (this.#broken || this.#state !== 'idle' || logBytes <= this.#triggeredAt) return;
+    this.#triggeredAt = logBytes;
     this.#rounds += 1;
     this.#pass('free');
   }
