@@ -84,6 +84,12 @@ export const authorizeHttp: Benchmark = {
       else if (await postgresReachable())
         kinds.push('postgres-1', 'postgres-2', 'postgres-1-agents', 'postgres-2-agents');
       else skipped.push('PostgreSQL not reachable (AAR_TEST_PG_URL): its groups are skipped');
+      // AAR_BENCH_AUTHORIZE_ONLY=postgres-1,postgres-2 (say): only those scenarios, to study one pair
+      const only = process.env.AAR_BENCH_AUTHORIZE_ONLY?.split(',');
+      if (only) {
+        skipped.push(`only ${only.join(', ')} (AAR_BENCH_AUTHORIZE_ONLY)`);
+        kinds.splice(0, kinds.length, ...kinds.filter((kind) => only.includes(kind)));
+      }
       for (const kind of kinds) {
         const scenario = await startScenario(kind);
         try {

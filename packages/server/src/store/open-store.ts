@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from './dialect.ts';
 import { directSqliteDialect } from './direct-sqlite.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { DeferringPostgresDialect } from './pg-deferring-dialect.ts';
 import { withStatementCache, type WriteWatch } from './statement-cache.ts';
 import type { Database } from './schema.ts';
 import { WalBarrier, type WalSync } from './wal-barrier.ts';
@@ -84,8 +85,14 @@ const pgTypes = {
 
 export function openStore(options: StoreOptions): Store {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // pipeline mode: a held statement and the query carrying it go out together (pg-deferring-dialect.ts)
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      pipeline: true,
+    });
+    const db = new Kysely<Database>({ dialect: new DeferringPostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',

@@ -21,6 +21,7 @@ import { CompiledQuery, type Transaction } from 'kysely';
 import { AuditAppender } from '../audit/audit-appender.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from './open-store.ts';
+import { deferredStatement } from './pg-deferring-dialect.ts';
 import { executeCompiled } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 
@@ -45,11 +46,13 @@ const SAVEPOINT = CompiledQuery.raw('savepoint aar_unit');
 const RELEASE = CompiledQuery.raw('release savepoint aar_unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint aar_unit');
 /**
- * PostgreSQL only: the previous unit's release and the next unit's savepoint in one round trip (the simple query
- * protocol takes several statements; a round trip costs far more there than on the embedded SQLite). The last
- * unit's savepoint is released by the commit.
+ * PostgreSQL only: a unit's savepoint (after the first unit, with the previous unit's release: the simple query
+ * protocol takes several statements) is held until the unit's first statement and sent with it, as the batch's
+ * `begin` is with its first unit's (pg-deferring-dialect.ts): a unit costs no round trip of its own before its work,
+ * and a batch's `begin` none at all. The last unit's savepoint is released by the commit.
  */
-const RELEASE_AND_SAVEPOINT = CompiledQuery.raw('release savepoint aar_unit; savepoint aar_unit');
+const HELD_SAVEPOINT = deferredStatement(SAVEPOINT.sql);
+const HELD_RELEASE_AND_SAVEPOINT = deferredStatement('release savepoint aar_unit; savepoint aar_unit');
 
 /** The audit appender of the batch `trx` belongs to. Throws outside a write unit: state changes go through the queue. */
 export function auditOf(trx: Transaction<Database>): AuditAppender {
@@ -139,12 +142,13 @@ export class WriteQueue {
         // the tip is read (and locked on PostgreSQL) at the flush, or when a unit settles the appender first
         const appender = AuditAppender.deferred(trx, postgres, this.#newUuid);
         appenders.set(trx, appender);
-        // PostgreSQL: the savepoint of the unit that succeeded last, still to release (see RELEASE_AND_SAVEPOINT)
+        // PostgreSQL: the savepoint of the unit that succeeded last, still to release (see HELD_SAVEPOINT)
         let unreleased = false;
         for (let i = 0; i < batch.length; i++) {
           const pending = batch[i]!;
           const mark = appender.mark();
-          await executeCompiled(trx, unreleased ? RELEASE_AND_SAVEPOINT : SAVEPOINT);
+          if (postgres) await executeCompiled(trx, unreleased ? HELD_RELEASE_AND_SAVEPOINT : HELD_SAVEPOINT);
+          else await executeCompiled(trx, SAVEPOINT);
           unreleased = false;
           try {
             const value = await pending.unit(trx);

@@ -1,0 +1,126 @@
+/**
+ * PostgreSQL: statements nobody reads the result of (`begin`, a write unit's savepoint) ride on the next query
+ * (store/pg-deferring-dialect.ts), counted in round trips by a proxy that reads the protocol's frames. A held
+ * statement that fails still fails its transaction, and a connection goes back to the pool with nothing held.
+ */
+import { randomUUID } from 'node:crypto';
+import { Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
+import { migrateStore, openStore, type Database, type Store } from '../../src/store/index.ts';
+import { DeferringPostgresDialect, deferredStatement } from '../../src/store/pg-deferring-dialect.ts';
+import { WriteQueue } from '../../src/store/write-queue.ts';
+import { testDialects } from '../support/dialects.ts';
+import { startRoundTripCounter, type RoundTripCounter } from '../support/pg-round-trip-counter.ts';
+import { freshPgSchema } from '../support/pg-schema.ts';
+
+const onPostgres = (await testDialects()).includes('postgres');
+
+describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
+  let schema: Awaited<ReturnType<typeof freshPgSchema>>;
+  let proxy: RoundTripCounter;
+  let db: Kysely<{ t: { x: number } }>;
+
+  beforeAll(async () => {
+    schema = await freshPgSchema();
+    proxy = await startRoundTripCounter(schema.url);
+    const pool = new pg.Pool({ connectionString: proxy.url, max: 1, pipeline: true });
+    db = new Kysely({ dialect: new DeferringPostgresDialect({ pool }) });
+    await sql`create table t (x int primary key)`.execute(db);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await proxy?.close();
+    await schema?.drop();
+  });
+
+  it("sends a transaction's begin and a held savepoint with its first query: one round trip, its rows intact", async () => {
+    proxy.reset();
+    const rows = await db.transaction().execute(async (trx) => {
+      expect((await trx.executeQuery(deferredStatement('savepoint held_one'))).rows).toEqual([]);
+      const sum = await sql<{ n: number }>`select ${41}::int + 1 as n`.execute(trx);
+      // the savepoint exists: it went out before the select
+      await sql`rollback to savepoint held_one`.execute(trx);
+      return sum.rows;
+    });
+    expect(rows).toEqual([{ n: 42 }]);
+    // select (carrying begin and the savepoint), rollback to, commit; Kysely alone takes 5
+    expect(proxy.roundTrips()).toBe(3);
+  });
+
+  it('fails the carrying query with the held statement’s error, commits nothing and leaves no transaction open', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(deferredStatement('release savepoint never_made'));
+        await sql`insert into t (x) values (1)`.execute(trx);
+      }),
+    ).rejects.toThrow(/never_made/);
+    expect((await sql<{ n: string }>`select count(*) as n from t`.execute(db)).rows[0]!.n).toBe('0');
+    // the pool's only connection is outside any transaction: a savepoint there is refused
+    await expect(sql`savepoint outside`.execute(db)).rejects.toThrow(/transaction block/);
+  });
+
+  it('flushes what is held at a rollback when the transaction ran no query', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(deferredStatement('savepoint held_two'));
+        throw new Error('unit gave up');
+      }),
+    ).rejects.toThrow('unit gave up');
+    await expect(sql`savepoint outside`.execute(db)).rejects.toThrow(/transaction block/);
+    await sql`insert into t (x) values (2)`.execute(db);
+    expect((await sql<{ x: number }>`select x from t`.execute(db)).rows).toEqual([{ x: 2 }]);
+  });
+
+  describe('a write batch', () => {
+    let store: Store;
+    let queue: WriteQueue;
+    beforeAll(async () => {
+      store = openStore({ databaseUrl: proxy.url, poolSize: 2 });
+      await migrateStore(store);
+      queue = new WriteQueue(store, systemClock, randomUUID);
+    });
+    afterAll(async () => store?.close());
+
+    const insertMerchant = (id: string) => async (trx: Parameters<Parameters<WriteQueue['run']>[0]>[0]) => {
+      await (trx as unknown as Kysely<Database>)
+        .insertInto('merchants')
+        .values({
+          merchant_id: id,
+          display_name: 'M',
+          category: '5411',
+          jurisdiction: 'DE',
+          state: 'active',
+          created_at: 't',
+          updated_at: 't',
+        })
+        .execute();
+      return id;
+    };
+
+    it('costs one round trip per unit: its savepoint and the batch’s begin ride on its statement', async () => {
+      proxy.reset();
+      const batches = queue.batches;
+      const ids = await Promise.all(['m1', 'm2', 'm3'].map((id) => queue.run(insertMerchant(id))));
+      expect(ids).toEqual(['m1', 'm2', 'm3']);
+      expect(queue.batches - batches).toBe(1);
+      // m1 (with begin and its savepoint), m2 and m3 (each with the release and its savepoint), the audit tip's read
+      // and its update, the commit; before the held statements, nine: begin and the two savepoints went alone
+      expect(proxy.roundTrips()).toBe(6);
+      const stored = await store.db.selectFrom('merchants').select('merchant_id').orderBy('merchant_id').execute();
+      expect(stored.map((row) => row.merchant_id)).toEqual(['m1', 'm2', 'm3']);
+    });
+
+    it('still rolls back a failing unit alone', async () => {
+      const results = await Promise.allSettled([
+        queue.run(insertMerchant('m4')),
+        queue.run(insertMerchant('m1')), // already there: the unique constraint refuses it
+        queue.run(insertMerchant('m5')),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const stored = await store.db.selectFrom('merchants').select('merchant_id').orderBy('merchant_id').execute();
+      expect(stored.map((row) => row.merchant_id)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+    });
+  });
+});
