@@ -10,13 +10,14 @@
  * INVARIANT: entry i's prev_leaf_hash is entry i-1's leaf hash; audit_nodes holds every perfect subtree hash.
  */
 import { AarError, CompactRange, encodeBase64, mintedId } from '@aar/core';
-import type { Transaction } from 'kysely';
+import type { CompiledQuery, Transaction } from 'kysely';
+import { deferred } from '../store/pg-deferring-dialect.ts';
 import type { Database } from '../store/index.ts';
 import { AUDIT_ENTRY_SCHEMA, encodeEntry, recordDigest, type AuditEntry } from './audit-entry.ts';
 import {
   FLUSH_MAX_ENTRIES,
   FLUSH_MAX_NODES,
-  writeBatchEnd,
+  batchEndStatement,
   INSERT_ENTRIES,
   INSERT_NODES,
   PREPARED_ROWS,
@@ -187,24 +188,18 @@ export class AuditAppender {
   }
 
   /**
-   * Settles, then writes the tip back; called once per batch, after every unit. On PostgreSQL, when the batch's
-   * entries are still in memory and few, they, their nodes and the tip are written by one statement (a round trip
-   * is what costs there, and the tip is locked from its read to the commit).
+   * Settles, then writes the tip back; called once per batch, after every unit, as the batch's last statement before
+   * its COMMIT. On PostgreSQL, when the batch's entries are still in memory and few, they, their nodes and the tip
+   * are written by one statement (a round trip is what costs there, and the tip is locked from its read to the
+   * commit), and the batch's last write is held and sent with the COMMIT (store/pg-deferring-dialect.ts): its
+   * failure then fails the commit, which rolls the whole batch back, as a failure here would.
    */
   async flush(nowIso: string): Promise<void> {
     if (this.#postgres) {
       if (!this.#tip) await this.#readTip();
       const pending = this.#chainPending();
       if (pending && pending.entries.length <= FLUSH_MAX_ENTRIES && pending.nodes.length <= FLUSH_MAX_NODES) {
-        const tip = this.#settledTip();
-        await this.#guarded(pending.mark, () =>
-          writeBatchEnd(this.#trx, pending.entries, pending.nodes, {
-            size: tip.size,
-            last_leaf_hash: tip.lastLeafHash,
-            frontier: JSON.stringify(tip.range.toJSON()),
-            updated_at: nowIso,
-          }),
-        );
+        await this.#holdTipWrite(batchEndStatement(this.#trx, pending.entries, pending.nodes, this.#tipArgs(nowIso)));
         this.#written = this.#entries.length;
         return;
       }
@@ -212,15 +207,27 @@ export class AuditAppender {
         await this.#guarded(pending.mark, () => this.#insert(pending.entries, pending.nodes));
         this.#written = this.#entries.length;
       }
+      await this.#holdTipWrite(WRITE_TIP.bind(this.#trx, this.#tipArgs(nowIso)));
+      return;
     }
     await this.settle();
+    await WRITE_TIP.execute(this.#trx, this.#tipArgs(nowIso));
+  }
+
+  /** PostgreSQL: the batch's last write waits for the COMMIT; its failure surfaces there and aborts the batch. */
+  async #holdTipWrite(statement: CompiledQuery<unknown>): Promise<void> {
+    // awaited all the same: it must reach the connection before the COMMIT does (answered at once, empty)
+    await this.#trx.executeQuery(deferred(statement));
+  }
+
+  #tipArgs(nowIso: string): { size: number; last_leaf_hash: string; frontier: string; updated_at: string } {
     const tip = this.#settledTip();
-    await WRITE_TIP.execute(this.#trx, {
+    return {
       size: tip.size,
       last_leaf_hash: tip.lastLeafHash,
       frontier: JSON.stringify(tip.range.toJSON()),
       updated_at: nowIso,
-    });
+    };
   }
 
   #settledTip(): Tip {

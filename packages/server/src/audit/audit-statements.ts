@@ -2,7 +2,7 @@
  * The statements of the audit appender (audit-appender.ts), prepared once (store/prepared-query.ts): every decision
  * inserts its entry and Merkle nodes, every write batch reads and writes the tip.
  */
-import type { Insertable, Kysely } from 'kysely';
+import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import type { AuditEntriesTable, AuditNodesTable, Database } from '../store/index.ts';
 import { prepareListQuery, prepareQuery, type PreparedQuery } from '../store/prepared-query.ts';
 
@@ -53,16 +53,17 @@ type TipArgs = { size: number; last_leaf_hash: string; frontier: string; updated
 const flushStatements = new Map<string, PreparedQuery<Record<string, unknown>, unknown>>();
 
 /**
- * PostgreSQL only: the end of a batch in one round trip (data-modifying CTEs): its entries, their Merkle nodes and
- * the new tip, written by one statement, all or nothing. Prepared once per (entries, nodes) count, both bounded by
- * FLUSH_MAX_ENTRIES and FLUSH_MAX_NODES; at least one entry. The tip row is already locked (read `FOR UPDATE`).
+ * PostgreSQL only: the end of a batch as one statement (data-modifying CTEs): its entries, their Merkle nodes and
+ * the new tip, written all or nothing; returned compiled with its values bound, for the caller to run or hold.
+ * Prepared once per (entries, nodes) count, both bounded by FLUSH_MAX_ENTRIES and FLUSH_MAX_NODES; at least one
+ * entry. The tip row is already locked (read `FOR UPDATE`).
  */
-export function writeBatchEnd(
+export function batchEndStatement(
   db: Kysely<Database>,
   entries: readonly EntryRow[],
   nodes: readonly NodeRow[],
   tip: TipArgs,
-): Promise<unknown> {
+): CompiledQuery<unknown> {
   const key = `${entries.length}/${nodes.length}`;
   let statement = flushStatements.get(key);
   if (!statement) {
@@ -113,5 +114,5 @@ export function writeBatchEnd(
   nodes.forEach((row, i) => {
     for (const k of NODE_KEYS) args[`n${i}.${k}`] = row[k];
   });
-  return statement.execute(db, args);
+  return statement.bind(db, args);
 }

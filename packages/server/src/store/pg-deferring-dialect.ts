@@ -1,22 +1,25 @@
 /**
- * PostgreSQL: statements whose results nobody reads (`begin`, a write unit's savepoint) travel with the next
- * statement instead of costing a round trip of their own. Kysely's PostgresDialect does the rest unchanged.
+ * PostgreSQL: statements whose results nobody reads (`begin`, a write unit's savepoint, a batch's last write) travel
+ * with the next statement instead of costing a round trip of their own. Kysely's PostgresDialect does the rest
+ * unchanged.
  *
- * A query marked with `deferredStatement()` returns at once, empty, and is held on its connection; the next query on
- * that connection sends the held text first (one simple-protocol message, no parameters) and then its own, without
- * waiting in between: the pool's clients run in node-postgres' pipeline mode, so the two go out together and their
- * answers come back in order. `begin` is held the same way. A write batch's `begin`, its first unit's savepoint and
- * that unit's first statement thus take one round trip, where they took three; each later unit's release and
- * savepoint ride on its first statement too.
+ * A query marked with `deferredStatement()` or `deferred()` returns at once, empty, and is held on its connection;
+ * the next query on that connection sends what is held first and then its own, without waiting in between: the
+ * pool's clients run in node-postgres' pipeline mode, so they go out together and their answers come back in order.
+ * `begin` is held the same way. A write batch's `begin`, its first unit's savepoint and that unit's first statement
+ * thus take one round trip, where they took three; each later unit's release and savepoint ride on its first
+ * statement too, and the batch's audit write (entries, nodes, tip) rides on its COMMIT.
  *
  * INVARIANTS
- * - Order on the wire is the order of the calls: the held text is written before the statement that carries it.
- *   Kysely runs one query at a time per transaction connection, so nothing else can come in between.
- * - A held statement's failure is never lost: the carrying query waits for both and throws the held one's error
- *   first (PostgreSQL then refuses the carried statement too: the transaction is aborted). Commit and rollback flush
- *   what is held like any query, so a connection goes back to the pool with nothing held.
- * - Only parameterless texts of our own are ever held (the marked constants, `begin`): nothing a client sent is
- *   concatenated into SQL.
+ * - Order on the wire is the order of the calls: what is held is written, in order, before the statement that
+ *   carries it. Kysely runs one query at a time per transaction connection, so nothing else can come in between.
+ * - A held statement's failure is never lost: the carrying query waits for all of them and throws the first held
+ *   failure before its own (PostgreSQL then refuses the carried statement too: the transaction is aborted, and a
+ *   COMMIT there ends in a rollback). Commit and rollback flush what is held like any query, and a connection
+ *   released with something still held (a held statement outside a transaction) sends it before it goes back to
+ *   the pool, so nothing held ever reaches another caller's query.
+ * - Held parameterless texts (the marked constants, `begin`) of our own are joined into one simple-protocol message;
+ *   a held query with parameters goes as its own extended-protocol message, its values bound, never concatenated.
  * - Pipeline mode changes nothing for a caller that awaits each query, which every other path does. It refuses
  *   cursors and `rows` (portal) queries, which this service does not use.
  */
@@ -33,41 +36,75 @@ const DEFERRED = new WeakSet<CompiledQuery>();
 
 /** Marks a parameterless statement whose result is not read: it waits for the next query on its connection. */
 export function deferredStatement(sql: string): CompiledQuery {
-  const query = CompiledQuery.raw(sql);
+  return deferred(CompiledQuery.raw(sql));
+}
+
+/**
+ * Marks `query` (a compiled query, parameters bound) as held: executing it returns no rows at once, and it goes out
+ * with the next query on the connection, which fails if it fails. For a write whose result is not read and whose
+ * failure may surface one statement later without harm: the last write before a COMMIT.
+ */
+export function deferred<R>(query: CompiledQuery<R>): CompiledQuery<R> {
   DEFERRED.add(query);
   return query;
 }
 
+/** The held queries as messages: runs of parameterless texts joined into one, each parameterized query alone. */
+function messagesOf(held: readonly CompiledQuery[]): CompiledQuery[] {
+  const messages: CompiledQuery[] = [];
+  let texts: string[] = [];
+  for (const query of held) {
+    if (query.parameters.length === 0) {
+      texts.push(query.sql);
+      continue;
+    }
+    if (texts.length > 0) messages.push(CompiledQuery.raw(texts.join('; ')));
+    texts = [];
+    messages.push(query);
+  }
+  if (texts.length > 0) messages.push(CompiledQuery.raw(texts.join('; ')));
+  return messages;
+}
+
 const EMPTY: QueryResult<never> = { rows: [] };
+const BEGIN = CompiledQuery.raw('begin');
 
 class DeferringConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
-  #held: string[] = [];
+  #held: CompiledQuery[] = [];
 
   constructor(inner: DatabaseConnection) {
     this.inner = inner;
   }
 
-  hold(sql: string): void {
-    this.#held.push(sql);
+  get holding(): boolean {
+    return this.#held.length > 0;
+  }
+
+  hold(query: CompiledQuery): void {
+    this.#held.push(query);
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (DEFERRED.has(query)) {
-      this.hold(query.sql);
+      this.hold(query);
       return EMPTY;
     }
     if (this.#held.length === 0) return this.inner.executeQuery<R>(query);
-    const held = CompiledQuery.raw(this.#held.join('; '));
+    const messages = messagesOf(this.#held);
     this.#held = [];
-    // both calls reach the client before either answer is awaited: one round trip in pipeline mode
-    const [before, result] = await Promise.allSettled([
-      this.inner.executeQuery(held),
+    // every call reaches the client before any answer is awaited: one round trip in pipeline mode
+    const settled = await Promise.allSettled([
+      ...messages.map((message) => this.inner.executeQuery(message)),
       this.inner.executeQuery<R>(query),
     ]);
-    if (before.status === 'rejected') throw before.reason;
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
+    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+    return (settled[settled.length - 1] as PromiseFulfilledResult<QueryResult<R>>).value;
+  }
+
+  /** Sends what is held, if anything, on its own (a connection going back to the pool). */
+  async flush(): Promise<void> {
+    if (this.#held.length > 0) await this.executeQuery(CompiledQuery.raw('select 1'));
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -100,7 +137,7 @@ class DeferringDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     if (settings.isolationLevel || settings.accessMode) return this.#inner.beginTransaction(connection, settings);
-    (connection as DeferringConnection).hold('begin');
+    (connection as DeferringConnection).hold(BEGIN);
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -123,8 +160,13 @@ class DeferringDriver implements Driver {
     return this.#inner.releaseSavepoint!(...args);
   }
 
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.releaseConnection((connection as DeferringConnection).inner);
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const deferring = connection as DeferringConnection;
+    try {
+      if (deferring.holding) await deferring.flush();
+    } finally {
+      await this.#inner.releaseConnection(deferring.inner);
+    }
   }
 
   destroy(): Promise<void> {

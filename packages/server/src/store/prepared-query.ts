@@ -28,6 +28,8 @@ interface Compiled {
 export interface PreparedQuery<Args, Row> {
   /** runs the statement on `db` (a Kysely instance or a transaction) with `args` bound */
   execute(db: Kysely<Database>, args: Args): Promise<QueryResult<Row>>;
+  /** the statement compiled for `db`'s dialect with `args` bound, to run later (a held statement) */
+  bind(db: Kysely<Database>, args: Args): CompiledQuery<Row>;
 }
 
 /**
@@ -54,18 +56,20 @@ export function prepareQuery<Args extends Record<string, unknown>, Row>(
     }
     return { query, slots };
   };
+  const bind = (db: Kysely<Database>, args: Args): CompiledQuery<Row> => {
+    const adapter = db.getExecutor().adapter;
+    let compiled = byAdapter.get(adapter);
+    if (!compiled) {
+      compiled = compile(db);
+      byAdapter.set(adapter, compiled);
+    }
+    const parameters = compiled.query.parameters.slice();
+    for (const [position, name] of compiled.slots) parameters[position] = args[name];
+    return { ...compiled.query, parameters } as CompiledQuery<Row>;
+  };
   return {
-    execute(db, args) {
-      const adapter = db.getExecutor().adapter;
-      let compiled = byAdapter.get(adapter);
-      if (!compiled) {
-        compiled = compile(db);
-        byAdapter.set(adapter, compiled);
-      }
-      const parameters = compiled.query.parameters.slice();
-      for (const [position, name] of compiled.slots) parameters[position] = args[name];
-      return executeCompiled(db, { ...compiled.query, parameters } as CompiledQuery<Row>);
-    },
+    bind,
+    execute: (db, args) => executeCompiled(db, bind(db, args)),
   };
 }
 

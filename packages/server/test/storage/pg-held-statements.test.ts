@@ -9,8 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { migrateStore, openStore, type Database, type Store } from '../../src/store/index.ts';
-import { DeferringPostgresDialect, deferredStatement } from '../../src/store/pg-deferring-dialect.ts';
-import { WriteQueue } from '../../src/store/write-queue.ts';
+import { DeferringPostgresDialect, deferred, deferredStatement } from '../../src/store/pg-deferring-dialect.ts';
+import { WriteQueue, auditOf } from '../../src/store/write-queue.ts';
 import { testDialects } from '../support/dialects.ts';
 import { startRoundTripCounter, type RoundTripCounter } from '../support/pg-round-trip-counter.ts';
 import { freshPgSchema } from '../support/pg-schema.ts';
@@ -73,6 +73,16 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
     expect((await sql<{ x: number }>`select x from t`.execute(db)).rows).toEqual([{ x: 2 }]);
   });
 
+  it('sends a held statement outside a transaction before its connection goes back to the pool', async () => {
+    const insert = deferred(sql`insert into t (x) values (${3})`.compile(db));
+    expect((await db.executeQuery(insert)).rows).toEqual([]);
+    expect((await sql<{ x: number }>`select x from t where x = 3`.execute(db)).rows).toEqual([{ x: 3 }]);
+    // and its failure reaches the caller
+    await expect(db.executeQuery(deferred(sql`insert into t (x) values (${3})`.compile(db)))).rejects.toThrow(
+      /duplicate key/,
+    );
+  });
+
   describe('a write batch', () => {
     let store: Store;
     let queue: WriteQueue;
@@ -105,11 +115,66 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
       const ids = await Promise.all(['m1', 'm2', 'm3'].map((id) => queue.run(insertMerchant(id))));
       expect(ids).toEqual(['m1', 'm2', 'm3']);
       expect(queue.batches - batches).toBe(1);
-      // m1 (with begin and its savepoint), m2 and m3 (each with the release and its savepoint), the audit tip's read
-      // and its update, the commit; before the held statements, nine: begin and the two savepoints went alone
-      expect(proxy.roundTrips()).toBe(6);
+      // m1 (with begin and its savepoint), m2 and m3 (each with the release and its savepoint), the audit tip's read,
+      // the commit (carrying the tip's update); before the held statements, nine: begin, the two savepoints and the
+      // tip's update went alone
+      expect(proxy.roundTrips()).toBe(5);
       const stored = await store.db.selectFrom('merchants').select('merchant_id').orderBy('merchant_id').execute();
       expect(stored.map((row) => row.merchant_id)).toEqual(['m1', 'm2', 'm3']);
+    });
+
+    const withEntry =
+      (id: string, auditId?: string) => async (trx: Parameters<Parameters<WriteQueue['run']>[0]>[0]) => {
+        await insertMerchant(id)(trx);
+        await auditOf(trx).append({
+          kind: 'merchant.created',
+          subject_ref: `merchant:${id}`,
+          occurred_at: new Date().toISOString(),
+          record: { merchant_id: id },
+          ...(auditId ? { audit_id: auditId } : {}),
+        });
+        return id;
+      };
+    const auditSize = async () =>
+      Number((await store.db.selectFrom('audit_state').select('size').executeTakeFirstOrThrow()).size);
+
+    it('sends the batch’s audit entries, their nodes and the tip with its commit', async () => {
+      const before = await auditSize();
+      proxy.reset();
+      await Promise.all(['a1', 'a2'].map((id) => queue.run(withEntry(id))));
+      // a1, a2, the tip's read (locking it), the commit carrying the one statement that writes entries, nodes, tip
+      expect(proxy.roundTrips()).toBe(4);
+      expect(await auditSize()).toBe(before + 2);
+      const entries = await store.db
+        .selectFrom('audit_entries')
+        .select(['idx', 'subject_ref'])
+        .where('idx', '>=', before)
+        .orderBy('idx')
+        .execute();
+      expect(entries.map((e) => [Number(e.idx), e.subject_ref])).toEqual([
+        [before, 'merchant:a1'],
+        [before + 1, 'merchant:a2'],
+      ]);
+    });
+
+    it('fails the whole batch, committing nothing, when the audit write held for the commit fails', async () => {
+      const taken = randomUUID();
+      await queue.run(withEntry('b1', taken));
+      const before = await auditSize();
+      // b2's entry reuses b1's audit_id: only the held batch-end insert, at the commit, can find out
+      const results = await Promise.allSettled([queue.run(withEntry('b2', taken)), queue.run(withEntry('b3'))]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect((results[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'audit_unavailable' });
+      expect(await auditSize()).toBe(before);
+      const stored = await store.db
+        .selectFrom('merchants')
+        .select('merchant_id')
+        .where('merchant_id', 'in', ['b2', 'b3'])
+        .execute();
+      expect(stored).toEqual([]);
+      // the connection went back clean: the next batch commits
+      await queue.run(withEntry('b4'));
+      expect(await auditSize()).toBe(before + 1);
     });
 
     it('still rolls back a failing unit alone', async () => {
@@ -119,7 +184,12 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
         queue.run(insertMerchant('m5')),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-      const stored = await store.db.selectFrom('merchants').select('merchant_id').orderBy('merchant_id').execute();
+      const stored = await store.db
+        .selectFrom('merchants')
+        .select('merchant_id')
+        .where('merchant_id', 'like', 'm%')
+        .orderBy('merchant_id')
+        .execute();
       expect(stored.map((row) => row.merchant_id)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
     });
   });
