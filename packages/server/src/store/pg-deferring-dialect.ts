@@ -1,14 +1,16 @@
 /**
  * PostgreSQL: statements whose results nobody reads (`begin`, a write unit's savepoint, a batch's last write) travel
- * with the next statement instead of costing a round trip of their own. Kysely's PostgresDialect does the rest
- * unchanged.
+ * with the next statement instead of costing a round trip of their own. Kysely's PostgresDriver does the rest
+ * (commit, rollback, savepoints) through our connections.
  *
  * A query marked with `deferredStatement()` or `deferred()` returns at once, empty, and is held on its connection;
  * the next query on that connection sends what is held first and then its own, without waiting in between: the
  * pool's clients run in node-postgres' pipeline mode, so they go out together and their answers come back in order.
  * `begin` is held the same way. A write batch's `begin`, its first unit's savepoint and that unit's first statement
  * thus take one round trip, where they took three; each later unit's release and savepoint ride on its first
- * statement too, and the batch's audit write (entries, nodes, tip) rides on its COMMIT.
+ * statement too, and the batch's audit write (entries, nodes, tip) rides on its COMMIT. The socket is corked while
+ * they are handed to the client, so they also leave in one write: each write to PostgreSQL over loopback wakes its
+ * backend, a cost the sending thread pays.
  *
  * INVARIANTS
  * - Order on the wire is the order of the calls: what is held is written, in order, before the statement that
@@ -21,13 +23,19 @@
  * - Held parameterless texts (the marked constants, `begin`) of our own are joined into one simple-protocol message;
  *   a held query with parameters goes as its own extended-protocol message, its values bound, never concatenated.
  * - Pipeline mode changes nothing for a caller that awaits each query, which every other path does. It refuses
- *   cursors and `rows` (portal) queries, which this service does not use.
+ *   cursors and `rows` (portal) queries, which this service does not use (streamQuery throws, as Kysely's does
+ *   without a cursor configured).
+ * - Results are shaped as Kysely's own PostgresConnection shapes them (rows; numAffectedRows for INSERT, UPDATE,
+ *   DELETE and MERGE), which this file replaces only to reach the client's socket.
  */
 import {
   CompiledQuery,
   PostgresDialect,
+  PostgresDriver,
   type DatabaseConnection,
   type Driver,
+  type PostgresDialectConfig,
+  type PostgresPool,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
@@ -69,12 +77,21 @@ function messagesOf(held: readonly CompiledQuery[]): CompiledQuery[] {
 const EMPTY: QueryResult<never> = { rows: [] };
 const BEGIN = CompiledQuery.raw('begin');
 
+/** the part of a node-postgres pool client this file uses; `connection.stream` is its socket */
+interface PipelinedClient {
+  query(sql: string, parameters: unknown[]): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  release(): void;
+  connection?: { stream?: { cork?: () => void; uncork?: () => void } };
+}
+
+const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
 class DeferringConnection implements DatabaseConnection {
-  readonly inner: DatabaseConnection;
+  readonly client: PipelinedClient;
   #held: CompiledQuery[] = [];
 
-  constructor(inner: DatabaseConnection) {
-    this.inner = inner;
+  constructor(client: PipelinedClient) {
+    this.client = client;
   }
 
   get holding(): boolean {
@@ -90,16 +107,30 @@ class DeferringConnection implements DatabaseConnection {
       this.hold(query);
       return EMPTY;
     }
-    if (this.#held.length === 0) return this.inner.executeQuery<R>(query);
+    if (this.#held.length === 0) return this.#run<R>(query);
     const messages = messagesOf(this.#held);
     this.#held = [];
-    // every call reaches the client before any answer is awaited: one round trip in pipeline mode
-    const settled = await Promise.allSettled([
-      ...messages.map((message) => this.inner.executeQuery(message)),
-      this.inner.executeQuery<R>(query),
-    ]);
+    // every query reaches the client before any answer is awaited (one round trip in pipeline mode), and the socket
+    // is corked meanwhile (one write; node-postgres' own cork around an extended query nests inside ours)
+    const stream = this.client.connection?.stream;
+    stream?.cork?.();
+    let pending: Array<Promise<QueryResult<unknown>>>;
+    try {
+      pending = [...messages.map((message) => this.#run(message)), this.#run<R>(query)];
+    } finally {
+      stream?.uncork?.();
+    }
+    const settled = await Promise.allSettled(pending);
     for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
     return (settled[settled.length - 1] as PromiseFulfilledResult<QueryResult<R>>).value;
+  }
+
+  /** Hands `query` to the client at once (before the first await) and shapes its result as Kysely does. */
+  #run<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.client.query(query.sql, [...query.parameters]).then(({ command, rowCount, rows }) => ({
+      numAffectedRows: AFFECTING.has(command) ? BigInt(rowCount ?? 0) : undefined,
+      rows: (rows ?? []) as R[],
+    }));
   }
 
   /** Sends what is held, if anything, on its own (a connection going back to the pool). */
@@ -107,76 +138,78 @@ class DeferringConnection implements DatabaseConnection {
     if (this.#held.length > 0) await this.executeQuery(CompiledQuery.raw('select 1'));
   }
 
-  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    if (this.#held.length > 0) throw new Error('a stream cannot carry held statements');
-    return this.inner.streamQuery<R>(query, chunkSize);
+  /** never streams: pipeline mode refuses cursors */
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on a pipelined PostgreSQL connection');
   }
 }
 
-class DeferringDriver implements Driver {
-  readonly #inner: Driver;
-  readonly #wrapped = new WeakMap<DatabaseConnection, DeferringConnection>();
+/**
+ * Kysely's PostgresDriver with our connections: acquired from the pool directly (Kysely's own connection hides its
+ * client, whose socket we cork), `begin` held; commit, rollback and savepoints are Kysely's, run on our connection.
+ */
+class DeferringDriver extends PostgresDriver {
+  readonly #config: PostgresDialectConfig;
+  #pool: PostgresPool | undefined;
+  readonly #connections = new WeakMap<object, DeferringConnection>();
 
-  constructor(inner: Driver) {
-    this.#inner = inner;
+  constructor(config: PostgresDialectConfig) {
+    super(config);
+    this.#config = config;
   }
 
-  init(): Promise<void> {
-    return this.#inner.init();
+  override async init(): Promise<void> {
+    this.#pool = typeof this.#config.pool === 'function' ? await this.#config.pool() : this.#config.pool;
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await this.#inner.acquireConnection();
-    let connection = this.#wrapped.get(inner);
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const pool = this.#pool;
+    if (!pool) throw new Error('driver has already been destroyed');
+    const client = (await pool.connect()) as unknown as PipelinedClient;
+    if (!this.#pool) {
+      // destroyed while the connection was being acquired
+      client.release();
+      throw new Error('driver has already been destroyed');
+    }
+    let connection = this.#connections.get(client);
     if (!connection) {
-      connection = new DeferringConnection(inner);
-      this.#wrapped.set(inner, connection);
+      connection = new DeferringConnection(client);
+      this.#connections.set(client, connection);
     }
     return connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    if (settings.isolationLevel || settings.accessMode) return this.#inner.beginTransaction(connection, settings);
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.isolationLevel || settings.accessMode) return super.beginTransaction(connection, settings);
     (connection as DeferringConnection).hold(BEGIN);
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.commitTransaction(connection);
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.rollbackTransaction(connection);
-  }
-
-  savepoint(...args: Parameters<NonNullable<Driver['savepoint']>>): Promise<void> {
-    return this.#inner.savepoint!(...args);
-  }
-
-  rollbackToSavepoint(...args: Parameters<NonNullable<Driver['rollbackToSavepoint']>>): Promise<void> {
-    return this.#inner.rollbackToSavepoint!(...args);
-  }
-
-  releaseSavepoint(...args: Parameters<NonNullable<Driver['releaseSavepoint']>>): Promise<void> {
-    return this.#inner.releaseSavepoint!(...args);
-  }
-
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const deferring = connection as DeferringConnection;
     try {
       if (deferring.holding) await deferring.flush();
     } finally {
-      await this.#inner.releaseConnection(deferring.inner);
+      deferring.client.release();
     }
   }
 
-  destroy(): Promise<void> {
-    return this.#inner.destroy();
+  override async destroy(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.end();
   }
 }
 
 /** PostgresDialect whose driver holds deferred statements (and `begin`) for the next query on the connection. */
 export class DeferringPostgresDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+
+  constructor(config: PostgresDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
   override createDriver(): Driver {
-    return new DeferringDriver(super.createDriver());
+    return new DeferringDriver(this.#config);
   }
 }

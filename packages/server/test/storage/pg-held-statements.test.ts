@@ -21,11 +21,12 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
   let schema: Awaited<ReturnType<typeof freshPgSchema>>;
   let proxy: RoundTripCounter;
   let db: Kysely<{ t: { x: number } }>;
+  let pool: pg.Pool;
 
   beforeAll(async () => {
     schema = await freshPgSchema();
     proxy = await startRoundTripCounter(schema.url);
-    const pool = new pg.Pool({ connectionString: proxy.url, max: 1, pipeline: true });
+    pool = new pg.Pool({ connectionString: proxy.url, max: 1, pipeline: true });
     db = new Kysely({ dialect: new DeferringPostgresDialect({ pool }) });
     await sql`create table t (x int primary key)`.execute(db);
   });
@@ -47,6 +48,35 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
     expect(rows).toEqual([{ n: 42 }]);
     // select (carrying begin and the savepoint), rollback to, commit; Kysely alone takes 5
     expect(proxy.roundTrips()).toBe(3);
+  });
+
+  it('writes the held statements and their carrier to the socket at once', async () => {
+    // the pool's one client, borrowed between transactions to count the writes on its socket
+    const client = await pool.connect();
+    const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection.stream;
+    client.release();
+    let writes = 0;
+    const counted = ['_write', '_writev'].map((name) => {
+      const original = stream[name] as (...args: unknown[]) => unknown;
+      stream[name] = function (this: unknown, ...args: unknown[]) {
+        writes += 1;
+        return original.apply(this, args);
+      };
+      return () => {
+        stream[name] = original;
+      };
+    });
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.executeQuery(deferredStatement('savepoint held_three'));
+        // an extended-protocol query (a bound value): five messages, with the held begin and savepoint one write
+        await sql`select ${7}::int as n`.execute(trx);
+      });
+    } finally {
+      for (const restore of counted) restore();
+    }
+    // the select with what it carries, then the commit
+    expect(writes).toBe(2);
   });
 
   it('fails the carrying query with the held statement’s error, commits nothing and leaves no transaction open', async () => {
