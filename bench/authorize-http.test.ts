@@ -14,6 +14,7 @@ import { runPacedLoad } from './authorize-http/paced-load.ts';
 import { runLoad, runLoadOn, summarize } from './authorize-http/run-load.ts';
 import { startAarServer, startEchoServer, type AarServer } from './authorize-http/start-servers.ts';
 import { fixedRateMeasurement } from './authorize-http/to-measurement.ts';
+import { readWriteCounters, unitsPerBatch } from './authorize-http/write-batches.ts';
 import type { LoadResult } from './authorize-http/run-load.ts';
 import { existsSync } from 'node:fs';
 
@@ -37,6 +38,32 @@ describe('authorize-http: the service in a child process', () => {
 
   afterAll(async () => {
     await aar?.stop();
+  });
+
+  it("reads the service's group commit from /metrics: every decision a unit, batches no more than units", async () => {
+    const before = await readWriteCounters([aar.base]);
+    const pool = await signRequestPool(world, 8);
+    const result = await runLoad({
+      base: aar.base,
+      feed: createRequestFeed(pool, 'once'),
+      connections: 4,
+      amount: 8,
+      maxSeconds: 20,
+      inspectBody: () => undefined,
+      sampleEvery: 1,
+    });
+    expect(result).toMatchObject({ ok: 8, non2xx: 0 });
+    const after = await readWriteCounters([aar.base]);
+    expect(before).toBeDefined();
+    expect(after!.units - before!.units).toBeGreaterThanOrEqual(8);
+    const mean = unitsPerBatch(before, after)!;
+    expect(mean).toBeGreaterThanOrEqual(1);
+    expect(mean).toBeLessThanOrEqual(after!.units - before!.units);
+    // two instances' counters add up; an unreachable instance gives no figure rather than a wrong one
+    const twice = await readWriteCounters([aar.base, aar.base]);
+    expect(twice!.units).toBeGreaterThanOrEqual(2 * after!.units);
+    expect(await readWriteCounters([aar.base, 'http://127.0.0.1:9'])).toBeUndefined();
+    expect(unitsPerBatch(after, after)).toBeUndefined();
   });
 
   it('answers every pre-signed request of the pool with an allow, and the store agrees', async () => {

@@ -12,6 +12,7 @@ import { assertAllAllowed, createAnswerTally, isAllow, splitDecisions } from './
 import { countStoredDecisions, settledDecisions } from './authorize-http/count-decisions.ts';
 import { ECHO_PATH } from './authorize-http/echo-server.ts';
 import { readProcessCpuMs } from './authorize-http/process-cpu.ts';
+import { readWriteCounters, unitsPerBatch } from './authorize-http/write-batches.ts';
 import {
   createRequestFeed,
   redirectRequests,
@@ -254,16 +255,19 @@ async function measureAuthorize(
 ): Promise<RunStats> {
   const tally = createAnswerTally(isAllow);
   const before = await countStoredDecisions(scenario.store);
-  const cpuBefore = processesCpuMs(scenario);
   const bases = scenario.servers.map((s) => s.base);
+  const writesBefore = await readWriteCounters(bases);
+  const cpuBefore = processesCpuMs(scenario);
   const result = await runShape(bases, feed, shape, tally.inspect);
   const decisions = splitDecisions(before, await settledDecisions(scenario.store));
   const cpuAfter = processesCpuMs(scenario);
+  const writesAfter = await readWriteCounters(bases);
   assertAllAllowed(`authorize, ${label}`, result.ok, decisions, tally);
   return {
     result,
     cpuMsPerRequest: perRequest(cpuBefore, cpuAfter, decisions.allowed),
     allowed: decisions.allowed,
+    unitsPerBatch: unitsPerBatch(writesBefore, writesAfter),
   };
 }
 

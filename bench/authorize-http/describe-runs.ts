@@ -12,6 +12,8 @@ export interface RunStats {
   cpuMsPerRequest: number | undefined;
   /** authorize only: allows the store recorded during the run */
   allowed?: number;
+  /** authorize only: the write queue's mean batch size during the run, over every instance (`/metrics`) */
+  unitsPerBatch?: number | undefined;
 }
 
 /** One group of the table: the echo (baseline) and authorize, run one after the other under the same load shape. */
@@ -50,6 +52,7 @@ export function describeRuns(groups: readonly GroupRuns[], context: RunContext):
     `authorize against the echo: ${groups.map(compareGroup).join('; ')}`,
     `non-2xx answers: echo ${sum((g) => g.echo.result.non2xx)}, authorize ${sum((g) => g.authorize.result.non2xx)}; socket errors: echo ${sum((g) => g.echo.result.errors)}, authorize ${sum((g) => g.authorize.result.errors)}`,
     `server CPU per request (/proc, all threads; steadier than time under load; - = under 0.2 s in the run, too few 10-ms ticks), echo / authorize (authorize ÷ echo): ${groups.map((g) => `${shortName(g)} ${cpu(g.echo)} / ${cpu(g.authorize)}${cpuRatio(g)}`).join('; ')}`,
+    `write units per batch (group commit, the service's /metrics before and after each run, all instances): ${groups.map((g) => `${shortName(g)} ${g.authorize.unitsPerBatch === undefined ? '-' : g.authorize.unitsPerBatch.toFixed(1)}`).join('; ')}`,
     describeLoad(context.loadAtStart, context.loadAtEnd),
   ];
 }

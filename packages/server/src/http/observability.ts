@@ -7,6 +7,7 @@ import { registerHealth } from './health.ts';
 import { gatewayLoggerOptions, type GatewayLoggerOptions } from './log-redaction.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRequestIds } from './request-id.ts';
+import { registerWriteQueueMetrics } from './write-queue-metrics.ts';
 
 export { gatewayLoggerOptions, LOG_REDACT_PATHS, redactUrl } from './log-redaction.ts';
 export { metricsRegistryOf } from './metrics.ts';
@@ -26,6 +27,7 @@ export interface ObservabilityResult {
 export function registerObservability(app: FastifyInstance, ctx: AppContext): ObservabilityResult {
   registerRequestIds(app);
   const registry = registerMetrics(app);
+  registerWriteQueueMetrics(registry, ctx.writer);
   registerHealth(app, ctx);
   return { registry };
 }

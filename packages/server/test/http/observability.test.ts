@@ -49,6 +49,30 @@ describe('metrics', () => {
     expect(res.body).not.toContain('/no/such/route');
   });
 
+  it("reports the write queue's batches and units, whose ratio is the mean batch size", async () => {
+    const before = { batches: h.ctx.writer.batches, units: h.ctx.writer.units };
+    const merchant = (id: string) => ({
+      merchant_id: id,
+      display_name: 'M',
+      category: '5411',
+      jurisdiction: 'DE',
+      state: 'active' as const,
+      created_at: 't',
+      updated_at: 't',
+    });
+    // three units queued in one turn of the event loop run as one batch
+    await Promise.all(
+      ['metrics-m1', 'metrics-m2', 'metrics-m3'].map((id) =>
+        h.ctx.writer.run((trx) => trx.insertInto('merchants').values(merchant(id)).execute()),
+      ),
+    );
+    expect(h.ctx.writer.batches - before.batches).toBe(1);
+    const body = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(body).toContain('# TYPE aar_write_batches_total counter');
+    expect(body).toContain(`aar_write_batches_total ${before.batches + 1}\n`);
+    expect(body).toContain(`aar_write_units_total ${before.units + 3}\n`);
+  });
+
   it('keeps apps apart and finds the registry from a plugin scope', async () => {
     const other = await buildHarness();
     try {
