@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_VERSION } from '../../src/http/server-version.ts';
 import { metricsRegistryOf } from '../../src/http/observability.ts';
+import { merchantRow } from '../support/merchant-row.ts';
 import { buildHarness, type Harness } from './gateway-harness.ts';
 
 let h: Harness;
@@ -51,19 +52,10 @@ describe('metrics', () => {
 
   it("reports the write queue's batches and units, whose ratio is the mean batch size", async () => {
     const before = { batches: h.ctx.writer.batches, units: h.ctx.writer.units };
-    const merchant = (id: string) => ({
-      merchant_id: id,
-      display_name: 'M',
-      category: '5411',
-      jurisdiction: 'DE',
-      state: 'active' as const,
-      created_at: 't',
-      updated_at: 't',
-    });
     // three units queued in one turn of the event loop run as one batch
     await Promise.all(
       ['metrics-m1', 'metrics-m2', 'metrics-m3'].map((id) =>
-        h.ctx.writer.run((trx) => trx.insertInto('merchants').values(merchant(id)).execute()),
+        h.ctx.writer.run((trx) => trx.insertInto('merchants').values(merchantRow(id)).execute()),
       ),
     );
     expect(h.ctx.writer.batches - before.batches).toBe(1);

@@ -12,6 +12,7 @@ import { migrateStore, openStore, type Database, type Store } from '../../src/st
 import { DeferringPostgresDialect, deferred, deferredStatement } from '../../src/store/pg-deferring-dialect.ts';
 import { WriteQueue, auditOf } from '../../src/store/write-queue.ts';
 import { testDialects } from '../support/dialects.ts';
+import { merchantRow } from '../support/merchant-row.ts';
 import { startRoundTripCounter, type RoundTripCounter } from '../support/pg-round-trip-counter.ts';
 import { freshPgSchema } from '../support/pg-schema.ts';
 
@@ -124,18 +125,7 @@ describe.runIf(onPostgres)('held statements on PostgreSQL', () => {
     afterAll(async () => store?.close());
 
     const insertMerchant = (id: string) => async (trx: Parameters<Parameters<WriteQueue['run']>[0]>[0]) => {
-      await (trx as unknown as Kysely<Database>)
-        .insertInto('merchants')
-        .values({
-          merchant_id: id,
-          display_name: 'M',
-          category: '5411',
-          jurisdiction: 'DE',
-          state: 'active',
-          created_at: 't',
-          updated_at: 't',
-        })
-        .execute();
+      await (trx as unknown as Kysely<Database>).insertInto('merchants').values(merchantRow(id)).execute();
       return id;
     };
 

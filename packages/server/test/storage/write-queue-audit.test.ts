@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompactRange, decodeBase64, encodeBase64, leafHash, rootFromLeafHashes } from '@aar/core';
 import { sql } from 'kysely';
 import { testDialects } from '../support/dialects.ts';
+import { merchantRow } from '../support/merchant-row.ts';
 import { auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 const dialects = await testDialects();
@@ -42,15 +43,7 @@ describe.each(dialects)('write queue and audit chain on %s', (dialect) => {
       rt.ctx.writer.run(async (trx) => {
         await trx
           .insertInto('merchants')
-          .values({
-            merchant_id: `m${i}`,
-            display_name: 'M',
-            category: '5411',
-            jurisdiction: 'DE',
-            state: 'active',
-            created_at: 't',
-            updated_at: 't',
-          })
+          .values(merchantRow(`m${i}`))
           .execute();
         return i;
       }),

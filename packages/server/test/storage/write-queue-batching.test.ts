@@ -8,6 +8,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../src/store/index.ts';
 import { auditOf } from '../../src/store/write-queue.ts';
 import { testDialects } from '../support/dialects.ts';
+import { merchantRow } from '../support/merchant-row.ts';
 import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 const dialects = await testDialects();
@@ -20,18 +21,7 @@ describe.each(dialects)('write queue batching on %s', (dialect) => {
   afterEach(async () => rt?.close());
 
   const insertMerchant = (id: string) => async (trx: Transaction<Database>) => {
-    await trx
-      .insertInto('merchants')
-      .values({
-        merchant_id: id,
-        display_name: 'M',
-        category: '5411',
-        jurisdiction: 'DE',
-        state: 'active',
-        created_at: 't',
-        updated_at: 't',
-      })
-      .execute();
+    await trx.insertInto('merchants').values(merchantRow(id)).execute();
     const { n } = await trx
       .selectFrom('merchants')
       .select((eb) => eb.fn.countAll<number>().as('n'))
