@@ -94,10 +94,6 @@ class DeferringConnection implements DatabaseConnection {
     this.client = client;
   }
 
-  get holding(): boolean {
-    return this.#held.length > 0;
-  }
-
   hold(query: CompiledQuery): void {
     this.#held.push(query);
   }
@@ -187,7 +183,7 @@ class DeferringDriver extends PostgresDriver {
   override async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const deferring = connection as DeferringConnection;
     try {
-      if (deferring.holding) await deferring.flush();
+      await deferring.flush();
     } finally {
       deferring.client.release();
     }

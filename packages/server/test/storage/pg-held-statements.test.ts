@@ -1,7 +1,8 @@
 /**
- * PostgreSQL: statements nobody reads the result of (`begin`, a write unit's savepoint) ride on the next query
- * (store/pg-deferring-dialect.ts), counted in round trips by a proxy that reads the protocol's frames. A held
- * statement that fails still fails its transaction, and a connection goes back to the pool with nothing held.
+ * PostgreSQL: statements nobody reads the result of (`begin`, a write unit's savepoint, a batch's audit write) ride
+ * on the next query (store/pg-deferring-dialect.ts), in the same socket write, counted in round trips by a proxy
+ * that reads the protocol's frames. A held statement that fails still fails its transaction, and a connection goes
+ * back to the pool with nothing held.
  */
 import { randomUUID } from 'node:crypto';
 import { Kysely, sql } from 'kysely';
