@@ -32,6 +32,7 @@ import { startEchoServer } from './authorize-http/start-servers.ts';
 import type { ChildServer } from './authorize-http/spawn-child.ts';
 import { fixedRateMeasurement, throughputMeasurement } from './authorize-http/to-measurement.ts';
 import { describeRuns, type GroupRuns, type RunStats } from './authorize-http/describe-runs.ts';
+import { measureCryptoFloor } from './authorize-http/crypto-floor.ts';
 
 /** max-throughput runs: closed loop, this many connections */
 const CONNECTIONS = 10;
@@ -70,6 +71,8 @@ export const authorizeHttp: Benchmark = {
     '`POST /v1/runtime/authorize` over loopback HTTP (`aar serve` in child processes: SQLite WAL, its log fdatasynced off the event loop before every answer; PostgreSQL with one and with two instances, one agent and grant, then many) vs a bare Fastify JSON echo; ratio = echo ÷ authorize, per group.',
   async run(): Promise<BenchReport> {
     const loadAtStart = os.loadavg();
+    // before any server starts: the runner's one thread alone times the Ed25519 every authorize does
+    const floor = measureCryptoFloor();
     const fastifyVersion = sameFastifyVersion();
     const echo = await startEchoServer();
     const groups: GroupRuns[] = [];
@@ -116,6 +119,7 @@ export const authorizeHttp: Benchmark = {
           sampleEvery: SAMPLE_EVERY,
           loadAtStart,
           loadAtEnd: os.loadavg(),
+          floor,
           setup: [
             `warm-up before timing: echo ${ECHO_WARMUP_SECONDS} s, authorize ${WARMUP_REQUESTS} requests or ${WARMUP_SECONDS} s per store (checked like the rest)`,
             `max throughput: ${CONNECTIONS} connections (split evenly over the instances), echo ${ECHO_MAX_SECONDS} s, authorize ${AUTHORIZE_MAX_SECONDS} s or ${AUTHORIZE_MAX_AMOUNT} requests; ops/s = 2xx answers per second, mean = its reciprocal, p50/p99 = latency per request`,

@@ -4,7 +4,11 @@
  */
 import os from 'node:os';
 import { formatDuration } from '../lib/format-numbers.ts';
+import type { CryptoFloor } from './crypto-floor.ts';
 import type { LoadResult } from './run-load.ts';
+
+/** issue 10's goal: server CPU per authorize at most this many times the echo's CPU per request */
+const CPU_BUDGET_TIMES_ECHO = 12;
 
 export interface RunStats {
   result: LoadResult;
@@ -39,6 +43,8 @@ export interface RunContext {
   loadAtEnd: readonly number[];
   /** how the groups were run, one line each */
   setup: readonly string[];
+  /** the Ed25519 work every authorize does, timed in this run (crypto-floor.ts) */
+  floor?: CryptoFloor;
 }
 
 export function describeRuns(groups: readonly GroupRuns[], context: RunContext): string[] {
@@ -52,6 +58,7 @@ export function describeRuns(groups: readonly GroupRuns[], context: RunContext):
     `authorize against the echo: ${groups.map(compareGroup).join('; ')}`,
     `non-2xx answers: echo ${sum((g) => g.echo.result.non2xx)}, authorize ${sum((g) => g.authorize.result.non2xx)}; socket errors: echo ${sum((g) => g.echo.result.errors)}, authorize ${sum((g) => g.authorize.result.errors)}`,
     `server CPU per request (/proc, all threads; steadier than time under load; - = under 0.2 s in the run, too few 10-ms ticks), echo / authorize (authorize ÷ echo): ${groups.map((g) => `${shortName(g)} ${cpu(g.echo)} / ${cpu(g.authorize)}${cpuRatio(g)}`).join('; ')}`,
+    ...(context.floor ? [describeFloor(groups, context.floor)] : []),
     `write units per batch (group commit, the service's /metrics before and after each run, all instances): ${groups.map((g) => `${shortName(g)} ${g.authorize.unitsPerBatch === undefined ? '-' : g.authorize.unitsPerBatch.toFixed(1)}`).join('; ')}`,
     describeLoad(context.loadAtStart, context.loadAtEnd),
   ];
@@ -66,6 +73,27 @@ function compareGroup(g: GroupRuns): string {
   }
   const times = (a: number, b: number) => `${(a / b).toFixed(0)}×`;
   return `${shortName(g)}: p50 ${times(auth.latency.p50Ms, echo.latency.p50Ms)}, p99 ${times(auth.latency.p99Ms, echo.latency.p99Ms)} the echo's`;
+}
+
+/**
+ * What no authorize can spend less than, beside the budget of the CPU goal: the echo's CPU per request (the HTTP
+ * exchange, in the same run) plus one Ed25519 verification and one signature (this run, runner process, hot loop).
+ */
+function describeFloor(groups: readonly GroupRuns[], floor: CryptoFloor): string {
+  const crypto = floor.verifyUs + floor.signUs;
+  const perGroup = groups
+    .filter((g) => g.rate === undefined && g.echo.cpuMsPerRequest !== undefined)
+    .map((g) => {
+      const echoUs = g.echo.cpuMsPerRequest! * 1000;
+      const floorUs = echoUs + crypto;
+      const budgetUs = CPU_BUDGET_TIMES_ECHO * echoUs;
+      const spent =
+        g.authorize.cpuMsPerRequest === undefined
+          ? ''
+          : `, authorize spent ${us(g.authorize.cpuMsPerRequest * 1000)} (${((g.authorize.cpuMsPerRequest * 1000) / floorUs).toFixed(1)}× the floor)`;
+      return `${shortName(g)} echo ${us(echoUs)} + crypto = ${us(floorUs)}, ${((floorUs / budgetUs) * 100).toFixed(0)} % of the budget (${CPU_BUDGET_TIMES_ECHO}× the echo: ${us(budgetUs)})${spent}`;
+    });
+  return `CPU floor per authorize (Ed25519 timed in this run, runner process, hot loop: verify ${us(floor.verifyUs)}, sign ${us(floor.signUs)}; plus the echo's CPU per request): ${perGroup.length > 0 ? perGroup.join('; ') : 'no echo CPU figure in this run'}`;
 }
 
 function describeLoad(atStart: readonly number[], atEnd: readonly number[]): string {
@@ -84,4 +112,5 @@ const cpuRatio = (g: GroupRuns) =>
     : '';
 const bytes = (result: LoadResult) => Math.round(result.meanResponseBytes).toLocaleString('en-US');
 const cpu = (stats: RunStats) => formatDuration(stats.cpuMsPerRequest);
+const us = (micros: number) => `${micros.toFixed(0)} µs`;
 const loads = (values: readonly number[]) => values.map((v) => v.toFixed(2)).join('/');
