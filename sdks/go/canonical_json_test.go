@@ -10,7 +10,7 @@ import (
 )
 
 func TestCanonicalizeMatchesRFC8785Vectors(t *testing.T) {
-	dir := vectorPath(t, "jcs")
+	dir := sharedVectorPath(t, "jcs")
 	inputs, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
 	if err != nil || len(inputs) == 0 {
 		t.Fatalf("no jcs inputs in %s", dir)

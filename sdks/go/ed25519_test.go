@@ -9,7 +9,7 @@ import (
 )
 
 func TestVerifyEd25519AgreesWithWycheproof(t *testing.T) {
-	doc := obj(readJSONFile(t, filepath.Join(vectorPath(t, "ed25519"), "wycheproof_ed25519_test.json")))
+	doc := obj(readJSONFile(t, filepath.Join(sharedVectorPath(t, "ed25519"), "wycheproof_ed25519_test.json")))
 	count := 0
 	for _, g := range doc["testGroups"].([]any) {
 		group := obj(g)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestSignatureBaseAndSignatureMatchRFC9421B26(t *testing.T) {
-	v := obj(readJSONFile(t, filepath.Join(vectorPath(t, "http-signatures"), "rfc9421-b26.json")))
+	v := obj(readJSONFile(t, filepath.Join(sharedVectorPath(t, "http-signatures"), "rfc9421-b26.json")))
 	key, req := obj(v["key"]), obj(v["request"])
 	seed, ok := decodeBase64URLStrict(key["d"].(string))
 	if !ok {

@@ -30,7 +30,7 @@ func hashList(v any) ([][]byte, bool) {
 }
 
 func walkMerkle(t *testing.T, kind string, run func(c map[string]any) error) {
-	root := vectorPath(t, "merkle", kind)
+	root := sharedVectorPath(t, "merkle", kind)
 	n := 0
 	_ = filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() || !strings.HasSuffix(path, ".json") {

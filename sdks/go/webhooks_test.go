@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,10 +72,7 @@ func TestWebhookDeliveryVectors(t *testing.T) {
 }
 
 func TestStandardWebhooksUpstreamHMAC(t *testing.T) {
-	path := filepath.Join(vectorPath(t, "webhooks"), "upstream", "standard-webhooks.json")
-	if _, err := os.Stat(path); err != nil {
-		path = "/work/shared/vectors/webhooks/standard-webhooks.json"
-	}
+	path := sharedVectorPath(t, "webhooks", "standard-webhooks.json")
 	for _, c := range obj(readJSONFile(t, path))["cases"].([]any) {
 		m := obj(c)
 		got, err := SignWebhookV1(m["secret"].(string), m["id"].(string), int64(m["timestamp"].(float64)), []byte(m["body"].(string)))
@@ -87,11 +83,7 @@ func TestStandardWebhooksUpstreamHMAC(t *testing.T) {
 }
 
 func coseVector(t *testing.T, name string) map[string]any {
-	path := filepath.Join(vectorPath(t, "webhooks"), "upstream", "cose-"+name+".json")
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Join("/work/shared/vectors/cose", name+".json")
-	}
-	return obj(readJSONFile(t, path))
+	return obj(readJSONFile(t, sharedVectorPath(t, "cose", name+".json")))
 }
 
 func TestCoseSign1UpstreamExamples(t *testing.T) {

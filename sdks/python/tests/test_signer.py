@@ -9,9 +9,12 @@ import pytest
 
 from aar_sdk.ed25519 import ed25519_verify, raw_public_key
 from aar_sdk.http_signatures import RequestSigner, SignatureError, private_key_from_jwk, sign_request, signature_base
-from conftest import ROOT, VECTORS, load
+from conftest import ROOT, load, shared
 
-B26 = load(VECTORS / "http-signatures" / "rfc9421-b26.json")
+B26_PATH = shared("http-signatures", "rfc9421-b26.json")
+if B26_PATH is None:  # every test here signs with the RFC's B.1.4 key
+    pytest.skip("../shared/vectors/http-signatures is absent", allow_module_level=True)
+B26 = load(B26_PATH)
 
 
 def test_rfc9421_b26_signature_base_and_signature():

@@ -12,7 +12,7 @@ from aar_sdk.evidence import verify_evidence_pack
 from aar_sdk.jwks import JwksSource
 from aar_sdk.merkle import verify_checkpoint_inclusion, verify_inclusion
 from aar_sdk.webhooks import verify_webhook_delivery
-from conftest import SHARED, VECTORS, load
+from conftest import VECTORS, load, shared
 
 SDK = VECTORS / "sdk"
 INDEX = load(SDK / "index.json")
@@ -99,10 +99,11 @@ def test_delegation_vector(path):
                    for q in result.problems), (p, result.problems)
 
 
-MERKLE = sorted((VECTORS / "merkle" / "inclusion").rglob("*.json"))
+MERKLE_DIR = shared("merkle")
+MERKLE = sorted((MERKLE_DIR / "inclusion").rglob("*.json")) if MERKLE_DIR else []
 
 
-@pytest.mark.parametrize("path", MERKLE, ids=[str(p.relative_to(VECTORS)) for p in MERKLE])
+@pytest.mark.parametrize("path", MERKLE, ids=[str(p.relative_to(MERKLE_DIR)) for p in MERKLE])
 def test_rfc9162_inclusion_vector(path):
     case = load(path)
     dec = lambda t: base64.b64decode(t) if isinstance(t, str) else t  # noqa: E731
@@ -111,9 +112,11 @@ def test_rfc9162_inclusion_vector(path):
     assert result.valid is (not case["wantErr"])
 
 
-WYCHEPROOF = load(VECTORS / "ed25519" / "wycheproof_ed25519_test.json")
+WYCHEPROOF_PATH = shared("ed25519", "wycheproof_ed25519_test.json")
+WYCHEPROOF = load(WYCHEPROOF_PATH) if WYCHEPROOF_PATH else None
 
 
+@pytest.mark.skipif(WYCHEPROOF is None, reason="../shared/vectors/ed25519 is absent")
 def test_ed25519_strict_against_wycheproof():
     checked = 0
     for group in WYCHEPROOF["testGroups"]:
@@ -125,8 +128,12 @@ def test_ed25519_strict_against_wycheproof():
     assert checked > 100
 
 
+STANDARD_WEBHOOKS = shared("webhooks", "standard-webhooks.json")
+
+
+@pytest.mark.skipif(STANDARD_WEBHOOKS is None, reason="../shared/vectors/webhooks is absent")
 def test_standard_webhooks_vector():
-    case = load(SHARED / "webhooks" / "standard-webhooks.json")["cases"][0]
+    case = load(STANDARD_WEBHOOKS)["cases"][0]
     import hmac, hashlib  # noqa: E401
     from aar_sdk.webhooks import parse_webhook_secret, signed_content
     mac = hmac.new(parse_webhook_secret(case["secret"]), signed_content(case["id"], case["timestamp"], case["body"].encode()),
@@ -137,7 +144,10 @@ def test_standard_webhooks_vector():
 @pytest.mark.parametrize("name", ["eddsa-sig-01.json"])  # eddsa-sig-02 is Ed448, outside the profile
 def test_cose_sign1_vectors(name):
     from aar_sdk.cose import decode_cose_sign1, verify_cose_signature
-    case = load(SHARED / "cose" / name)
+    path = shared("cose", name)
+    if path is None:
+        pytest.skip("../shared/vectors/cose is absent")
+    case = load(path)
     message = decode_cose_sign1(bytes.fromhex(case["output"]["cbor"]))
     key = bytes.fromhex(case["input"]["sign0"]["key"]["x_hex"])
     assert verify_cose_signature(message, key)

@@ -1,6 +1,6 @@
 /**
  * A compliance projection as an OSCAL 1.1 `assessment-results` document (NIST OSCAL Assessment Results model,
- * version 1.1.2; the JSON Schema is in vectors/oscal/). One result; one observation per control that has evidence
+ * version 1.1.2; the JSON Schema is in ../shared/vectors/oscal/). One result; one observation per control that has evidence
  * (its `relevant-evidence` links each pointer as `<issuer>/v1/evidence-packs/<id>#<RFC 6901 pointer>`, the RFC 6901
  * fragment form); one finding per assessed control. OSCAL knows only `satisfied` / `not-satisfied`:
  * - satisfied -> satisfied (reason `pass`); gap -> not-satisfied (`fail`);

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sharedVectorPath } from '../../../../vectors/lib/shared-vectors.ts';
 import { describe, expect, it } from 'vitest';
 import {
   consistencyProof,
@@ -13,9 +13,10 @@ import {
 import { decodeBase64 } from '../../src/merkle/base64.ts';
 import { refVerifyConsistency, refVerifyInclusion } from './reference.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../vectors/merkle/', import.meta.url));
+// transparency-dev/merkle testdata, read from ../shared/vectors/merkle (never copied into the project)
+const ROOT = sharedVectorPath('merkle');
 
-// The leaf inputs of the transparency-dev test trees (vectors/merkle/README.md).
+// The leaf inputs of the transparency-dev test trees (../shared/vectors/README.md).
 const INPUTS = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'];
 const LEAVES = INPUTS.map((hex) => leafHash(Uint8Array.from(hex.match(/../g) ?? [], (byte) => parseInt(byte, 16))));
 
@@ -49,6 +50,7 @@ function walk(dir: string): string[] {
 }
 
 function load<T>(area: string): [string, T][] {
+  if (ROOT === undefined) return [];
   return walk(join(ROOT, area)).map((path) => [relative(ROOT, path), JSON.parse(readFileSync(path, 'utf8')) as T]);
 }
 
@@ -61,7 +63,7 @@ function bytes(text: string): Uint8Array {
 const inclusion = load<InclusionVector>('inclusion');
 const consistency = load<ConsistencyVector>('consistency');
 
-describe('transparency-dev vectors', () => {
+describe.skipIf(!ROOT)('transparency-dev vectors', () => {
   it('are all there', () => {
     expect(inclusion.length + consistency.length).toBe(196);
     expect(inclusion.filter(([, v]) => !v.wantErr).length).toBeGreaterThan(5);

@@ -4,7 +4,7 @@
  * library's own published test vector comes out byte-for-byte from our signer's primitives.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sharedVectorPath } from '../../../../vectors/lib/shared-vectors.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { utf8Encode } from '../../src/encoding/utf8.ts';
@@ -17,7 +17,8 @@ import { parseWebhookSecret } from '../../src/webhooks/webhook-secret.ts';
 import { formatWebhookSignatureHeader } from '../../src/webhooks/webhook-signature-header.ts';
 import { envelope, NEW_SECRET, NOW, OLD_SECRET, testKey, THIRD_SECRET, WEBHOOK_ID } from './fixtures.ts';
 
-const UPSTREAM = fileURLToPath(new URL('../../../../vectors/webhooks/upstream/', import.meta.url));
+// the standard-webhooks library's published test vector, read from ../shared/vectors (never copied into the project)
+const UPSTREAM = sharedVectorPath('webhooks', 'standard-webhooks.json');
 
 interface UpstreamCase {
   secret: string;
@@ -35,8 +36,8 @@ beforeAll(() => {
 afterAll(() => vi.useRealTimers());
 
 describe('shared_secret against the standardwebhooks library', () => {
-  it('reproduces the library test vector byte for byte', async () => {
-    const file = JSON.parse(readFileSync(UPSTREAM + 'standard-webhooks.json', 'utf8')) as { cases: UpstreamCase[] };
+  it.skipIf(!UPSTREAM)('reproduces the library test vector byte for byte', async () => {
+    const file = JSON.parse(readFileSync(UPSTREAM!, 'utf8')) as { cases: UpstreamCase[] };
     expect(file.cases.length).toBeGreaterThan(0);
     for (const c of file.cases) {
       const mac = await hmacSha256(
