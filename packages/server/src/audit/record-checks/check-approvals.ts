@@ -8,12 +8,18 @@
  */
 import { canonicalJson, computeBasketHash } from '@aar/core';
 import type { Kysely } from 'kysely';
+import {
+  approvalEffect,
+  approvalSubject,
+  createsApproval,
+  type ApprovalEffect,
+} from '../../services/authorize/approval-effect.ts';
 import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database } from '../../store/index.ts';
-
-type Rec = { request?: unknown };
 import { entriesById } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
+
+type Rec = { request?: unknown; snapshot?: { approval?: { approval_id?: unknown } | null }; result?: unknown };
 
 export async function checkApprovals(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
   let after = findings.scope.after.approvals;
@@ -35,6 +41,8 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         'd.reason as decision_reason',
         'd.decision',
         'd.request',
+        'd.snapshot',
+        'd.result',
         'd.record',
         'd.now',
       ])
@@ -62,7 +70,7 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         continue;
       }
       findings.saw('approvals', Number(row.seq));
-      const detail = approvalProblem(row as typeof row & { request: string; record: Buffer | null });
+      const detail = approvalProblem(row as typeof row & { request: string; snapshot: string; result: string });
       if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
     }
   }
@@ -79,19 +87,33 @@ function approvalProblem(row: {
   decision_reason: string | null;
   decision: string | null;
   request: string;
+  snapshot: string;
+  result: string;
   record: Buffer | null;
   now: string | null;
 }): string | undefined {
-  if (row.decision !== 'require_approval' || row.decision_approval_id !== row.approval_id) return 'policy_decision_id';
+  if (row.decision_approval_id !== row.approval_id) return 'policy_decision_id';
   let request: Record<string, unknown>;
+  let effect: ApprovalEffect;
   try {
     // the decision's own record (its digest is checked by check-decisions.ts), in either shape (migration 0010)
-    request = (
-      row.record === null ? JSON.parse(row.request) : (JSON.parse(decodeDecisionRecord(row.record)) as Rec).request
-    ) as Record<string, unknown>;
+    const rec = (
+      row.record === null
+        ? { request: JSON.parse(row.request), snapshot: JSON.parse(row.snapshot), result: JSON.parse(row.result) }
+        : JSON.parse(decodeDecisionRecord(row.record))
+    ) as Rec;
+    request = rec.request as Record<string, unknown>;
+    const heldId = rec.snapshot?.approval?.approval_id;
+    effect = approvalEffect(
+      request as { action: string },
+      rec.result as { decision: string; reason: string },
+      typeof heldId === 'string' ? heldId : null,
+    );
   } catch {
     return 'policy_decision_id';
   }
+  // the approval was created by its decision, by the rule commit-decision.ts writes by (approval-effect.ts)
+  if (!createsApproval(effect)) return 'policy_decision_id';
   if (row.principal_entity_id !== request.principal_entity_id) return 'principal_entity_id';
   if (row.actor_entity_id !== request.actor_entity_id) return 'actor_entity_id';
   if (row.reason !== row.decision_reason) return 'reason';
@@ -99,7 +121,7 @@ function approvalProblem(row: {
   const bound = {
     actor_entity_id: request.actor_entity_id,
     principal_entity_id: request.principal_entity_id,
-    subject: request.subject,
+    subject: approvalSubject(effect, String(request.subject)),
     ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
     ...(request.amount ? { amount: request.amount } : {}),
     ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),

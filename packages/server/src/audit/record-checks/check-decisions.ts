@@ -11,7 +11,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
 import { digestOfCanonical } from '../audit-entry.ts';
-import { DECISION_ENTRY_KIND } from './decision-kinds.ts';
+import { approvalEffect, createsApproval, decisionEntryKind } from '../../services/authorize/approval-effect.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
@@ -90,15 +90,15 @@ function decisionProblem(
     const same = column === 'reservation' && stored !== null ? sameJson(stored, value) : stored === value;
     if (!same) return { reason: 'record_mismatch', detail: column };
   }
-  const heldApproval = (input.snapshot as unknown as { approval?: { approval_id?: unknown } | null }).approval;
-  if (
-    result.decision === 'require_approval'
-      ? row.approval_id === null
-      : row.approval_id !== (heldApproval?.approval_id ?? null)
-  ) {
+  // the approval the decision names, by the rule commit-decision.ts writes it by (approval-effect.ts): a new one
+  // when it created one (require_approval, or an allowed request_approval's push), else the one it held, if any
+  const held = (input.snapshot as unknown as { approval?: { approval_id?: unknown } | null }).approval;
+  const heldId = typeof held?.approval_id === 'string' ? held.approval_id : null;
+  const effect = approvalEffect(request as { action: string }, result as { decision: string; reason: string }, heldId);
+  if (createsApproval(effect) ? row.approval_id === null || row.approval_id === heldId : row.approval_id !== heldId) {
     return { reason: 'record_mismatch', detail: 'approval_id' };
   }
-  if (kind !== DECISION_ENTRY_KIND[String(result.decision)]) return { reason: 'record_mismatch', detail: 'kind' };
+  if (kind !== decisionEntryKind(String(result.decision), effect)) return { reason: 'record_mismatch', detail: 'kind' };
   if (row.outcome !== 'none' && reservation === null) return { reason: 'record_mismatch', detail: 'outcome' };
   if (row.outcome === 'none' && reservation !== null) return { reason: 'record_mismatch', detail: 'outcome' };
   return undefined;

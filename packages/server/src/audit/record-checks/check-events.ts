@@ -113,8 +113,14 @@ function eventProblem(
 function decisionEventProblem(envelope: UnsignedEventEnvelope, d: DecisionFacts | undefined): Problem {
   if (!d || d.audit_ref !== envelope.audit_ref) return { reason: 'record_mismatch', detail: 'subject_ref' };
   const data = envelope.data;
+  // an allowed request_approval announces the approval it pushes (services/authorize/approval-effect.ts); whether
+  // the decision pushed one is pinned by its record (check-decisions.ts checks this same entry's kind by that rule)
+  const pushed = d.decision === 'allow_with_constraints' && envelope.event_type === 'ns.decision.requires_approval';
+  if (pushed && (d.approval_id === null || data.approval_id === undefined)) {
+    return { reason: 'record_mismatch', detail: 'data.approval_id' };
+  }
   const expected: Array<[string, unknown, unknown]> = [
-    ['event_type', envelope.event_type, DECISION_ENTRY_KIND[d.decision]],
+    ['event_type', envelope.event_type, pushed ? envelope.event_type : DECISION_ENTRY_KIND[d.decision]],
     ['reason_code', envelope.reason_code, d.reason],
     ['actor_entity_id', envelope.actor_entity_id, d.actor_entity_id],
     ['principal_entity_id', envelope.principal_entity_id, d.principal_entity_id],

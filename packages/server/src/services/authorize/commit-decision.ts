@@ -12,10 +12,8 @@
  * - Approvals: read under lock; an allowed retry marks its approval consumed in the same transaction.
  * - The recorded snapshot is exactly what decide read, so replaying decide on it gives the recorded decision.
  */
-import { DECISION_ENTRY_KIND } from '../../audit/record-checks/decision-kinds.ts';
 import {
   buildDecisionMap,
-  CARD_PURCHASE_CAPABILITY,
   canonicalDecisionRecord,
   computeBasketHash,
   decide,
@@ -35,6 +33,7 @@ import { encodeDecisionRecord } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { derivesTo } from '../events/decision-envelope.ts';
 import { ENSURE_SPEND_ROW, INSERT_NONCE, SPEND_ROWS, SPEND_ROWS_FOR_UPDATE } from './decision-statements.ts';
+import { approvalEffect, approvalSubject, createsApproval, decisionEntryKind } from './approval-effect.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
 import type { PayloadVerification } from './verify-payload.ts';
@@ -116,28 +115,26 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     await reserveSpend(ctx, trx, reservation);
 
     let approval: AuthorizeResponse['approval'];
-    // set only when this decision created the approval that an allowed request_approval pushes (not when a retry
-    // of one consumed an approval that was already granted: that is an ordinary allow, with no approval to push)
-    let pushed = false;
-    if (result.reason === 'approved_by_principal' && snapshot.approval) {
+    // one rule for what the decision does to approvals, shared with the record checkers (approval-effect.ts)
+    const effect = approvalEffect(request, result, snapshot.approval?.approval_id ?? null);
+    if (effect === 'consume') {
       await trx
         .updateTable('approvals')
         .set({ status: 'consumed', consumed_by: policyDecisionId, updated_at: nowIso })
-        .where('approval_id', '=', snapshot.approval.approval_id)
+        .where('approval_id', '=', snapshot.approval!.approval_id)
         .execute();
-    } else if (result.reason === 'approval_pending' && snapshot.approval) {
+    } else if (effect === 'pending') {
       approval = {
-        approval_id: snapshot.approval.approval_id,
+        approval_id: snapshot.approval!.approval_id,
         status: 'pending',
-        expires_at: snapshot.approval.expires_at,
+        expires_at: snapshot.approval!.expires_at,
       };
-    } else if (result.decision === 'require_approval') {
-      approval = await createApproval(ctx, trx, request, result.reason, policyDecisionId, now);
-    } else if (pushesApproval(request, result.decision)) {
-      // purchase.request_approval, allowed: the agent asks the principal ahead of the purchase. decide allowed the
-      // ask; creating the approval (and the push event below) is this allowed decision's effect. The approval binds
-      // the purchase itself (`execute`, CARD_PURCHASE_CAPABILITY), so the principal's answer is what the agent's
-      // execute with this `policy_decision_id` is judged by.
+    } else if (createsApproval(effect)) {
+      // `push`: purchase.request_approval, allowed: the agent asks the principal ahead of the purchase. decide
+      // allowed the ask; creating the approval (and the push event below) is this allowed decision's effect. The
+      // approval binds the purchase itself (`execute`, CARD_PURCHASE_CAPABILITY), so the principal's answer is what
+      // the agent's execute with this `policy_decision_id` is judged by. A retry of an ask that consumed an approval
+      // already granted is `consume`: an ordinary allow, with no approval to push.
       approval = await createApproval(
         ctx,
         trx,
@@ -145,9 +142,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         result.reason,
         policyDecisionId,
         now,
-        CARD_PURCHASE_CAPABILITY,
+        approvalSubject(effect, request.subject),
       );
-      pushed = true;
     }
 
     // the map's canonical text comes with its signature: the record below holds it without a second pass
@@ -209,7 +205,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     // the reservation too on PostgreSQL, in one statement with the decision and the event (write-decision.ts)
     await writeDecision(ctx, trx, decisionRow, reservation, {
       // an allowed request_approval is the push to the principal's banking app (CONTRACT section 9)
-      event_type: pushed ? 'ns.decision.requires_approval' : DECISION_ENTRY_KIND[result.decision]!,
+      event_type: decisionEntryKind(result.decision, effect)!,
       actor_entity_id: request.actor_entity_id,
       principal_entity_id: request.principal_entity_id,
       subject_ref: policyDecisionId,
@@ -290,11 +286,6 @@ async function lockApproval(
     expires_at: row.expires_at,
     bound: JSON.parse(row.bound) as ApprovalSnapshot['bound'],
   };
-}
-
-/** An allowed `purchase.request_approval` creates an approval and pushes it, like a `require_approval`. */
-function pushesApproval(request: DecisionRequest, decision: string): boolean {
-  return request.action === 'request_approval' && decision === 'allow_with_constraints';
 }
 
 async function createApproval(

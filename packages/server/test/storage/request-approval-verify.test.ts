@@ -1,0 +1,70 @@
+/**
+ * An allowed `purchase.request_approval` creates and pushes an approval (services/authorize/commit-decision.ts), and
+ * the audit chain still verifies afterwards, on each database: the record checkers expect exactly what the decision
+ * wrote (an approval on that allowed decision, its `ns.decision.requires_approval` entry, an approval bound to the
+ * purchase itself), and still flag an approval on an allowed decision that creates none.
+ */
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testDialects } from '../support/dialects.ts';
+import { inOneYear } from '../support/fixtures.ts';
+import { buildPurchaseWorld } from '../support/purchase-world.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
+import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
+
+const dialects = await testDialects();
+const REQUEST_APPROVAL = 'ns:capability:purchase:request_approval';
+
+describe.each(dialects)('an allowed request_approval and GET /v1/audit/verify on %s', (dialect) => {
+  let rt: TestRuntime;
+  let world: Awaited<ReturnType<typeof buildPurchaseWorld>>;
+  beforeEach(async () => {
+    rt = await startTestRuntime({ dialect });
+    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    world = await buildPurchaseWorld(base, ADMIN_TOKEN, {
+      scope: {
+        max_amount_per_purchase: { amount: 500, currency: 'EUR' },
+        max_daily_amount: { amount: 10_000, currency: 'EUR' },
+        requires_approval_above: { amount: 40, currency: 'EUR' },
+        allowed_jurisdictions: ['DE'],
+        valid_until: inOneYear(),
+      },
+    });
+  });
+  afterEach(async () => rt?.close());
+
+  const verify = async () => (await world.call('GET', '/v1/audit/verify')).body;
+
+  it('verifies after the ask, its approval, and the purchase it allows', async () => {
+    const ask = await world.authorize(world.purchase(120, { subject: REQUEST_APPROVAL }));
+    expect(ask.body).toMatchObject({ decision: 'allow_with_constraints', approval: { status: 'pending' } });
+    expect(await verify()).toMatchObject({ valid: true });
+    const approvalId: string = ask.body.approval.approval_id;
+    const decided = await world.call(
+      'POST',
+      `/v1/approvals/${approvalId}/decision`,
+      { approve: true },
+      world.principalToken,
+    );
+    expect(decided.status).toBe(200);
+    const buy = await world.authorize(world.purchase(120, { policy_decision_id: ask.body.policy_decision_id }));
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints', reason: 'approved_by_principal' });
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+
+  it('still flags an approval id on an allowed execute that created none', async () => {
+    const ask = await world.authorize(world.purchase(120, { subject: REQUEST_APPROVAL }));
+    const plain = await world.authorize(world.purchase(10));
+    expect(plain.body).toMatchObject({ decision: 'allow_with_constraints' });
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
+      await sql`update decisions set approval_id = ${ask.body.approval.approval_id}
+                where policy_decision_id = ${plain.body.policy_decision_id}`.execute(db);
+    });
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'decisions', id: plain.body.policy_decision_id },
+      detail: 'approval_id',
+    });
+  });
+});
