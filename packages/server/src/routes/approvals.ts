@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { REASON_CODES, tryParseEntityId } from '@aar/core';
 import { requirePrincipalAccess } from '../http/authenticate.ts';
+import { withBaskets } from '../services/approvals/approval-basket.ts';
 import { decideApproval } from '../services/approvals/decide-approval.ts';
 import { getApproval } from '../services/approvals/get-approval.ts';
 import { listApprovals } from '../services/approvals/list-approvals.ts';
@@ -24,7 +25,16 @@ const Approval = Type.Object({
     enum: Object.keys(REASON_CODES),
     description: 'the reason code of the decision that asked for the approval',
   }),
-  request: Type.Object({}, { additionalProperties: true, description: 'what is approved; the retry must repeat it' }),
+  request: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, ' +
+        '`instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash ' +
+        'to `basket_hash`)',
+    },
+  ),
   expires_at: Timestamp,
   decided_at: Type.Union([Timestamp, Type.Null()]),
   sca_reference: Type.Union([Type.String(), Type.Null()]),
@@ -92,11 +102,12 @@ export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Pro
         if (named !== undefined && named !== own) requirePrincipalAccess(req.credential, named);
         principal = own;
       }
-      return listApprovals(ctx, pageRequest(q), {
+      const page = await listApprovals(ctx, pageRequest(q), {
         principal_entity_id: principal,
         actor_entity_id: q.actor_entity_id ? canonicalEntity(q.actor_entity_id) : undefined,
         state: q.state,
       });
+      return { ...page, items: await withBaskets(ctx, page.items) };
     },
   });
 
@@ -113,7 +124,7 @@ export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Pro
       params: IdParams,
       response: { 200: Approval },
     },
-    handler: async (req) => getApproval(ctx, req.credential, req.params.id),
+    handler: async (req) => (await withBaskets(ctx, [await getApproval(ctx, req.credential, req.params.id)]))[0],
   });
 
   r.post('/v1/approvals/:id/decision', {
@@ -131,6 +142,7 @@ export async function approvalRoutes(app: FastifyInstance, ctx: AppContext): Pro
       body: DecisionBody,
       response: { 200: Approval },
     },
-    handler: async (req) => decideApproval(ctx, req.credential, req.params.id, req.body),
+    handler: async (req) =>
+      (await withBaskets(ctx, [await decideApproval(ctx, req.credential, req.params.id, req.body)]))[0],
   });
 }

@@ -1,5 +1,5 @@
-import type { ApprovalBinding } from '@aar/core';
-import { moneyToJson } from '@aar/core';
+import type { ApprovalBinding, PurchaseAction } from '@aar/core';
+import { actionFromSubject, moneyToJson } from '@aar/core';
 import type { Selectable } from 'kysely';
 import type { ApprovalsTable } from '../../store/index.ts';
 
@@ -10,8 +10,15 @@ export interface ApprovalView {
   actor_entity_id: string;
   status: ApprovalsTable['status'];
   reason: string;
-  /** what the principal is asked to approve; a retry must repeat it exactly */
-  request: Omit<ApprovalBinding, 'amount'> & { amount?: { amount: number; currency: string } };
+  /**
+   * what the principal is asked to approve; a retry must repeat it exactly. `action` is read from `subject`;
+   * `basket` is the decision's basket when it hashes to `basket_hash` (approval-basket.ts)
+   */
+  request: Omit<ApprovalBinding, 'amount'> & {
+    amount?: { amount: number; currency: string };
+    action?: PurchaseAction;
+    basket?: Record<string, unknown>;
+  };
   expires_at: string;
   decided_at: string | null;
   sca_reference: string | null;
@@ -23,6 +30,7 @@ export interface ApprovalView {
 export function approvalView(row: Selectable<ApprovalsTable>, nowIso: string): ApprovalView {
   const bound = JSON.parse(row.bound) as ApprovalBinding;
   const { amount, ...rest } = bound;
+  const action = actionFromSubject(bound.subject);
   const status =
     (row.status === 'pending' || row.status === 'approved') && row.expires_at <= nowIso ? 'expired' : row.status;
   return {
@@ -32,7 +40,7 @@ export function approvalView(row: Selectable<ApprovalsTable>, nowIso: string): A
     actor_entity_id: row.actor_entity_id,
     status,
     reason: row.reason,
-    request: { ...rest, ...(amount ? { amount: moneyToJson(amount) } : {}) },
+    request: { ...rest, ...(action ? { action } : {}), ...(amount ? { amount: moneyToJson(amount) } : {}) },
     expires_at: row.expires_at,
     decided_at: row.decided_at,
     sca_reference: row.sca_reference,
