@@ -101,6 +101,53 @@ async function overflowingElements(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Elements that reach past the edge of the drawn box they sit in (the nearest ancestor with a border or a background):
+ * a badge spilling out of its card overflows nothing at the page's level, and would pass the check above. Content
+ * inside a box that scrolls or clips (a table in `.table-wrap`) is its own box's business, and is not counted.
+ */
+async function spillingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const drawn = (el: Element): boolean => {
+      const style = getComputedStyle(el);
+      const border = parseFloat(style.borderLeftWidth) + parseFloat(style.borderRightWidth);
+      return border > 0 || (style.backgroundColor !== 'rgba(0, 0, 0, 0)' && style.backgroundColor !== 'transparent');
+    };
+    const clips = (el: Element): boolean => getComputedStyle(el).overflowX !== 'visible';
+    const describe = (el: Element): string =>
+      `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').trim().slice(0, 40)}"`;
+    const found: string[] = [];
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      // its own text spilling out of it (a `white-space: nowrap` badge narrower than its words); pseudo-elements
+      // such as the chain's arrows are drawn outside on purpose and are not text
+      if (drawn(el) && !clips(el)) {
+        for (const node of Array.from(el.childNodes)) {
+          if (node.nodeType !== Node.TEXT_NODE || (node.textContent ?? '').trim() === '') continue;
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          const text = range.getBoundingClientRect();
+          if (text.right > box.right + 0.5 || text.left < box.left - 0.5) {
+            found.push(`the text of ${describe(el)} spills out of it`);
+            break;
+          }
+        }
+      }
+      for (let outer = el.parentElement; outer && outer !== document.body; outer = outer.parentElement) {
+        if (clips(outer)) break;
+        if (!drawn(outer)) continue;
+        const edge = outer.getBoundingClientRect();
+        if (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) {
+          found.push(`${describe(el)} spills out of ${describe(outer)}`);
+        }
+        break;
+      }
+    }
+    return found.slice(0, 5);
+  });
+}
+
 /** Saves a full-page screenshot as `.tmp/screenshots/<name>-<width>.png` and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -110,7 +157,8 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
- * The checks every page gets, at 1280 px and at 390 px: labelled controls, no sideways overflow, a screenshot each.
+ * The checks every page gets, at 1280 px and at 390 px: labelled controls, no sideways overflow of the page nor of
+ * any element out of the box it is drawn in, a screenshot each.
  * Leaves the viewport wide.
  */
 export async function checkPageAtBothWidths(page: Page, name: string): Promise<void> {
@@ -124,6 +172,8 @@ export async function checkPageAtBothWidths(page: Page, name: string): Promise<v
       const culprits = await overflowingElements(page);
       throw new Error(`${name} at ${size.width} px overflows by ${overflow} px: ${culprits.join('; ')}`);
     }
+    const spilling = await spillingElements(page);
+    if (spilling.length > 0) throw new Error(`${name} at ${size.width} px: ${spilling.join('; ')}`);
     const unlabelled = await unlabelledControls(page);
     if (unlabelled.length > 0) throw new Error(`${name}: controls without a name: ${unlabelled.join('; ')}`);
   }
