@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyDocument, type Jwks } from '@aar/core';
 import { keysDir } from '../../src/keys/key-files.ts';
 import { SELF_AUDIT_CHECKS } from '../../src/services/self-audit/self-audit-report.ts';
+import { signScheduledCheckpoint } from '../../src/workers/checkpoint-worker.ts';
 import { testDialects } from '../support/dialects.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { expectSchemaValid } from '../support/schema-validation.ts';
@@ -136,6 +137,39 @@ describe.each(dialects)('self-audit on %s', (dialect) => {
     expect((await audit()).check('checkpoints_recent').status).toBe('pass');
   });
 
+  it('checkpoints_recent passes on an idle server (only announcements uncovered) and fails once an arrival waits', async () => {
+    await world.must('POST', '/v1/entities', { type: 'person', id: 'idle-1', display_name: 'Idle One' });
+    // the scheduler's tick: a checkpoint, then its announcement, which no checkpoint covers while the log is idle
+    expect(await signScheduledCheckpoint(rt.ctx)).not.toBeNull();
+    expect(await signScheduledCheckpoint(rt.ctx)).toBeNull(); // idle: the announcement is not an arrival
+    clock.advance(10 * 60);
+    expect((await audit()).check('checkpoints_recent')).toMatchObject({
+      status: 'pass',
+      evidence: { uncovered_entries: 1, uncovered_arrivals: 0 },
+    });
+
+    // the scheduler stops: a real entry arrives and no tick covers it
+    await world.must('POST', '/v1/entities', { type: 'person', id: 'idle-2', display_name: 'Idle Two' });
+    expect((await audit()).check('checkpoints_recent')).toMatchObject({
+      status: 'pass', // younger than the threshold
+      evidence: { uncovered_entries: 2, uncovered_arrivals: 1, uncovered_for_seconds: 0 },
+    });
+    clock.advance(61);
+    const { check } = await audit();
+    expect(check('checkpoints_recent')).toMatchObject({
+      status: 'fail',
+      evidence: { uncovered_entries: 2, uncovered_arrivals: 1, stale_after_seconds: 60 },
+    });
+    expect(check('checkpoints_recent').evidence.uncovered_for_seconds).toBeGreaterThan(60);
+    const remedy = check('checkpoints_recent').remedy!;
+    for (const named of ['scheduled checkpoint failed', 'STARTING UNVERIFIED', 'POST /v1/audit/checkpoint']) {
+      expect(remedy).toContain(named);
+    }
+    expect(remedy).toContain('aar verify-audit');
+    expect(await signScheduledCheckpoint(rt.ctx)).not.toBeNull(); // the scheduler again
+    expect((await audit()).check('checkpoints_recent').status).toBe('pass');
+  });
+
   it('tokens_unused_90_days names idle tokens, conformance goes stale, then the signing key ages out', async () => {
     const idle = (await world.must('POST', '/v1/tokens', { role: 'runtime', label: 'forgotten' })).token_id;
     clock.advance(91 * DAY);
@@ -248,6 +282,9 @@ describe.each(dialects)('self-audit on %s', (dialect) => {
     expect(check('retention_settings')).toMatchObject({ status: 'fail' });
     expect(check('retention_settings').evidence.missing_delete_guard).toContain('decisions');
     expect(check('audit_chain_verifies')).toMatchObject({ status: 'fail', evidence: { valid: false } });
+    // the offline check of the audit log, not the delegation-chain verifier
+    expect(check('audit_chain_verifies').remedy).toContain('aar verify-audit');
+    expect(check('audit_chain_verifies').remedy).not.toContain('verify-chain');
     expect(report).toMatchObject({ passed: false });
     expect(report.summary.fail).toBeGreaterThanOrEqual(3);
   });
