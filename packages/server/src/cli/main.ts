@@ -20,6 +20,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   keys: async () => (await import('./keys-command.ts')).registerKeyCommands,
   openapi: async () => (await import('./openapi-command.ts')).registerOpenApiCommand,
   'verify-chain': async () => (await import('./verify-chain-command.ts')).registerVerifyChainCommand,
+  'verify-audit': async () => (await import('./verify-audit-command.ts')).registerVerifyAuditCommand,
   'audit-serve': async () => (await import('./audit-serve-command.ts')).registerAuditServeCommand,
   'verify-pack': async () => (await import('./verify-pack-command.ts')).registerVerifyPackCommand,
   'verify-bundle': async () => (await import('./verify-bundle-command.ts')).registerVerifyBundleCommand,

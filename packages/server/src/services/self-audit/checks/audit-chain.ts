@@ -22,7 +22,8 @@ export async function checkAuditChain(ctx: AppContext): Promise<SelfAuditCheck> 
     'fail',
     `the audit chain fails verification (\`${v.failure ?? 'unknown'}\`)`,
     evidence,
-    'Stop writing: the store was changed outside the service. Find what changed (`aar verify-chain` names the entry ' +
-      'and record), restore the store from a backup taken before it, and investigate who had database access.',
+    'Stop writing: the store was changed outside the service. Find what changed (`evidence` names the first entry ' +
+      'and record; `aar verify-audit --jwks <the service JWKS>` checks the same store offline, against keys you ' +
+      'choose), restore the store from a backup taken before it, and investigate who had database access.',
   );
 }
