@@ -51,7 +51,7 @@ func NewClient(baseURL, token string) *Client {
 }
 
 // SDKVersion is this module's version.
-const SDKVersion = "0.1.0"
+const SDKVersion = "1.0.0"
 
 // RequestOption changes one call.
 type RequestOption func(*requestOptions)

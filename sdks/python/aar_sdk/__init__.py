@@ -8,17 +8,18 @@ from .decision_map import verify_decision_map
 from .delegation import verify_delegation_chain
 from .errors import AarApiError, AarNetworkError
 from .evidence import replay_decision, verify_evidence_pack
-from .http_signatures import RequestSigner, content_digest, signature_base, sign_request
+from .http_signatures import RequestSigner, content_digest, private_key_from_jwk, public_jwk, signature_base, sign_request
 from .jcs import canonical_bytes, canonical_json, parse_json
-from .jwks import JwksSource, jwk_thumbprint
+from .jwks import JwksSource, jwk_thumbprint, resolve_jwks_url
 from .merkle import verify_checkpoint, verify_checkpoint_inclusion, verify_inclusion_proof_json
 from .signed_document import sign_document, verify_document
 from .webhooks import verify_webhook_delivery
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 __all__ = [
     "AarClient", "Page", "AarApiError", "AarNetworkError", "RequestSigner", "sign_request", "signature_base",
-    "content_digest", "JwksSource", "jwk_thumbprint", "canonical_json", "canonical_bytes", "parse_json",
+    "private_key_from_jwk", "public_jwk",
+    "content_digest", "JwksSource", "jwk_thumbprint", "resolve_jwks_url", "canonical_json", "canonical_bytes", "parse_json",
     "verify_document", "sign_document", "verify_decision_map", "verify_evidence_pack", "replay_decision", "decide",
     "verify_delegation_chain", "verify_checkpoint", "verify_checkpoint_inclusion", "verify_inclusion_proof_json",
     "verify_webhook_delivery", "verify_bundle", "BundleVerification", "BUNDLE_CHECKS", "BUNDLE_PARTS", "part_digest",

@@ -44,7 +44,7 @@ def _quote(segment: str) -> str:
 
 class AarClient:
     def __init__(self, base_url: str, token: str | None = None, *, timeout: float = 30.0, max_retries: int = 4,
-                 backoff_base: float = 0.25, backoff_max: float = 8.0, user_agent: str = "aar-sdk-python/0.1.0",
+                 backoff_base: float = 0.25, backoff_max: float = 8.0, user_agent: str = "aar-sdk-python/1.0.0",
                  sleep: Callable[[float], None] = time.sleep, opener: urllib.request.OpenerDirector | None = None,
                  public_url: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")

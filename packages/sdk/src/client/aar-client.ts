@@ -41,7 +41,7 @@ import type {
 } from './route-types.ts';
 import { sendRequest, type AarResponse, type QueryValue, type TransportOptions } from './send-request.ts';
 
-export const SDK_VERSION = '0.1.0';
+export const SDK_VERSION = '1.0.0';
 
 export interface AarClientOptions {
   /** where the service answers, e.g. `https://aar.bank.example` */

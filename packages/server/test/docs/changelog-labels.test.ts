@@ -1,5 +1,6 @@
 /**
- * CHANGELOG.md (SPEC "Versioning" 7): every entry of `## Unreleased` ends with its action label, `(no action)`,
+ * CHANGELOG.md (SPEC "Versioning" 7): every entry of the newest section (`## Unreleased`, or the release being made,
+ * `## 1.0.0 — <date>`) ends with its action label, `(no action)`,
  * `(action: optional)`, `(action: optional — what to do)` or the same with `required`, so an integrator can find
  * what they must do by reading the labels alone. An entry is a `- ` bullet with its indented continuation lines.
  */
@@ -27,15 +28,16 @@ function entries(section: string): string[] {
 }
 
 describe('CHANGELOG.md', () => {
-  const unreleased = sectionOf(readRepositoryFile('CHANGELOG.md'), '## Unreleased');
+  const changelog = readRepositoryFile('CHANGELOG.md');
+  const unreleased = sectionOf(changelog, `## ${/^## (.+)$/m.exec(changelog)?.[1] ?? 'Unreleased'}`);
 
-  it('has entries under Unreleased, each under a subsection', () => {
+  it('has entries in its newest section, each under a subsection', () => {
     expect(entries(unreleased).length).toBeGreaterThan(20);
     const beforeFirstSubsection = unreleased.split(/^### /m)[0]!;
     expect(entries(beforeFirstSubsection)).toEqual([]);
   });
 
-  it('ends every Unreleased entry with an action label', () => {
+  it('ends every entry of its newest section with an action label', () => {
     const unlabelled = entries(unreleased).filter((entry) => !LABEL.test(entry.trim()));
     expect(unlabelled.map((entry) => `${entry.slice(0, 80)} … ${entry.slice(-60)}`)).toEqual([]);
   });
