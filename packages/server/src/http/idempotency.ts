@@ -4,6 +4,8 @@
  * query) and the RFC 8785 canonical JSON of the body, so key order and whitespace do not make two requests differ.
  * - first request: claimed `in_flight`, answered, then stored (status < 500) or forgotten (5xx: the client may retry);
  * - same key, same request, answered: the stored response, byte for byte, with `Idempotent-Replayed: true`;
+ *   except that an answer carrying a secret shown once is stored without it (one-time-secrets.ts): the replay says
+ *   `secret_omitted: true` instead, and the table never holds a secret;
  * - same key, first request still running: 409 `idempotency_in_flight`;
  * - same key, another request: 422 `idempotency_key_reused`.
  * - no key from a credential bound to a connector whose manifest requires one: 400 `idempotency_key_required`.
@@ -24,6 +26,7 @@ import {
   type IdempotencyScope,
 } from './idempotency-store.ts';
 import type { Credential } from './fastify-types.ts';
+import { markNoStore, oneTimeSecretMembers, withoutOneTimeSecrets } from './one-time-secrets.ts';
 import { findConnector } from '../services/connectors/connector-catalogue.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -94,11 +97,14 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
+    // every answer of a secret-bearing route, with or without a key, first or replayed (one-time-secrets.ts)
+    markNoStore(request, reply);
     const claim = claims.get(request);
     if (claim === undefined || claim.settled) return payload;
     claim.settled = true;
-    const body = reply.statusCode < 500 ? bytesOf(payload) : undefined;
+    const answered = reply.statusCode < 500 ? bytesOf(payload) : undefined;
     try {
+      const body = answered && withoutOneTimeSecrets(answered, oneTimeSecretMembers(request));
       if (body === undefined) {
         await releaseIdempotencyKey(ctx.store.db, claim);
       } else {

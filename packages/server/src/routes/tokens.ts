@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { CONNECTOR_ID_PATTERN } from '@aar/core';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
+import { SECRET_OMITTED_DESCRIPTION } from '../http/one-time-secrets.ts';
 import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
 import { pageRequest, PageQuery, pageSchema } from './pagination.ts';
 import { IdParams, SINGLE_LINE_TEXT, Timestamp } from './schemas.ts';
@@ -26,7 +27,10 @@ const TokenInfo = Type.Object({
 
 const CreatedToken = Type.Object({
   ...TokenInfo.properties,
-  token: Type.String({ description: 'the secret, shown once' }),
+  token: Type.Optional(
+    Type.String({ description: 'the secret, in the first answer only (absent from an idempotent replay)' }),
+  ),
+  secret_omitted: Type.Optional(Type.Literal(true, { description: SECRET_OMITTED_DESCRIPTION })),
 });
 
 const CreateTokenBody = Type.Object(
@@ -50,7 +54,11 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
   const tags = ['credentials'];
 
   r.post('/v1/tokens', {
-    config: { roles: ['admin'], errors: ['invalid_id', 'reference_not_found', 'reference_invalid'] },
+    config: {
+      roles: ['admin'],
+      errors: ['invalid_id', 'reference_not_found', 'reference_invalid'],
+      oneTimeSecrets: ['token'],
+    },
     schema: {
       tags,
       summary: 'Create an API token (the secret is returned once)',
@@ -61,7 +69,10 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
         '`principal` token needs `principal_entity_id` (a person or organisation that is not tombstoned) and can ' +
         'act for that principal only; the other roles refuse it. With `connector_id` the credential is bound to ' +
         'a connector of the catalogue (422 for an unknown or deprecated one): when its manifest says ' +
-        '`requires_idempotency`, each POST it makes without `Idempotency-Key` is 400 `idempotency_key_required`.',
+        '`requires_idempotency`, each POST it makes without `Idempotency-Key` is 400 `idempotency_key_required`. ' +
+        'Sent with `Cache-Control: no-store`. Replayed for its `Idempotency-Key`, the answer is the same token ' +
+        'without `token` and with `secret_omitted: true` (the secret is stored nowhere): revoke it and create ' +
+        'another if the first answer was lost.',
       body: CreateTokenBody,
       response: { 201: CreatedToken },
     },

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
+import { SECRET_OMITTED_DESCRIPTION } from '../http/one-time-secrets.ts';
 import { createEndpoint, CONNECTOR_ID_PATTERN } from '../services/webhooks/create-endpoint.ts';
 import { deleteEndpoint } from '../services/webhooks/delete-endpoint.ts';
 import { endpointView } from '../services/webhooks/endpoint-view.ts';
@@ -44,7 +45,12 @@ const Endpoint = Type.Object({
 const CreatedEndpoint = Type.Intersect([
   Endpoint,
   Type.Object({
-    secret: Type.Optional(Type.String({ description: 'the `whsec_` secret (shared_secret only): shown this once' })),
+    secret: Type.Optional(
+      Type.String({
+        description: 'the `whsec_` secret (shared_secret only): in the first answer only, never in a replay',
+      }),
+    ),
+    secret_omitted: Type.Optional(Type.Literal(true, { description: SECRET_OMITTED_DESCRIPTION })),
   }),
 ]);
 
@@ -55,6 +61,13 @@ const CreateBody = Type.Object(
     event_types: Type.Optional(EventTypes),
     description: Type.Optional(Type.String({ maxLength: 1024 })),
     connector_id: Type.Optional(Type.String({ maxLength: 160, pattern: CONNECTOR_ID_PATTERN })),
+    state: Type.Optional(
+      Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], {
+        description:
+          '`disabled`: registered with nothing delivered until `POST …/enable` (store the `whsec_` secret first); ' +
+          'it then receives the events committed from its enabling on. Default `enabled`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -117,16 +130,21 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
   const roles = ['admin'] as const;
 
   r.post('/v1/webhook-endpoints', {
-    config: { roles, errors: ['invalid_id', 'webhook_target_refused'] },
+    config: { roles, errors: ['invalid_id', 'webhook_target_refused'], oneTimeSecrets: ['secret'] },
     schema: {
       tags,
-      summary: 'Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only)',
+      summary:
+        'Register a webhook endpoint, enabled or disabled (a shared_secret endpoint’s `whsec_` secret: this answer only)',
       operationId: 'createWebhookEndpoint',
       description:
-        'Registers an `enabled` endpoint that receives the events its `event_types` select (every event when ' +
+        'Registers an endpoint that receives the events its `event_types` select (every event when ' +
         'omitted), signed by its `profile`: `shared_secret` (Standard Webhooks HMAC with the `whsec_` secret in ' +
         'this answer only), `asymmetric` or `cose` (the service key). The URL must be https and reach no private, ' +
-        'loopback or reserved address (422 `webhook_target_refused`). Records `ns.webhook.endpoint_created`.',
+        'loopback or reserved address (422 `webhook_target_refused`). Records `ns.webhook.endpoint_created`. ' +
+        'With `state: "disabled"` nothing is delivered to it until `POST …/enable` (reason `admin`), so a receiver ' +
+        'can store the secret first; from its enabling on it receives the events committed (earlier ones: replay). ' +
+        'Sent with `Cache-Control: no-store`; replayed for its `Idempotency-Key`, the answer has no `secret` and ' +
+        'says `secret_omitted: true` (rotate the secret if the first answer was lost).',
       body: CreateBody,
       response: { 201: CreatedEndpoint },
     },
@@ -210,7 +228,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
   });
 
   r.post('/v1/webhook-endpoints/:id/rotate-secret', {
-    config: { roles, errors: ['conflict'] },
+    config: { roles, errors: ['conflict'], oneTimeSecrets: ['secret'] },
     schema: {
       tags,
       summary: 'New secret; the old one keeps signing beside it for 24 h (two `v1,` signatures)',
@@ -219,12 +237,16 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: AppContex
         'Issues a new `whsec_` secret (in this answer only) for a `shared_secret` endpoint and records ' +
         '`ns.webhook.secret_rotated`; for 24 h deliveries carry two `v1,` signatures, so a receiver can switch ' +
         'without losing any. The `asymmetric` and `cose` profiles sign with the service key and have no secret ' +
-        '(409 `conflict`).',
+        '(409 `conflict`). Sent with `Cache-Control: no-store`; replayed for its `Idempotency-Key`, the answer ' +
+        'has no `secret` and says `secret_omitted: true`.',
       params: IdParams,
       response: {
         200: Type.Object({
           endpoint_id: Type.String(),
-          secret: Type.String({ description: 'shown this once' }),
+          secret: Type.Optional(
+            Type.String({ description: 'the new `whsec_` secret: in the first answer only, never in a replay' }),
+          ),
+          secret_omitted: Type.Optional(Type.Literal(true, { description: SECRET_OMITTED_DESCRIPTION })),
           previous_secret_expires_at: Timestamp,
         }),
       },
