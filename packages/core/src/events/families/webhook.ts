@@ -36,13 +36,13 @@ export const WEBHOOK_EVENTS = [
   endpointEvent(
     'endpoint_created',
     ['webhook_endpoint_registered'],
-    'a webhook endpoint is registered (`POST /v1/webhook-endpoints`)',
+    'a webhook endpoint is registered (`POST /v1/webhook-endpoints`), `enabled` or, when asked, `disabled`',
     {
       profile: oneOf(['shared_secret', 'asymmetric', 'cose']),
       url_origin: URL_ORIGIN,
       event_types: FILTER,
       connector_id: nullable({ type: 'string', pattern: CONNECTOR_ID_PATTERN }),
-      new_state: oneOf(['enabled']),
+      new_state: oneOf(['enabled', 'disabled']),
     },
   ),
   endpointEvent(

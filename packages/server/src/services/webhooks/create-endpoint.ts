@@ -22,6 +22,11 @@ export interface CreateEndpointInput {
   event_types?: string[] | undefined;
   description?: string | undefined;
   connector_id?: string | undefined;
+  /**
+   * `disabled`: registered without receiving anything until `POST …/enable`, so a receiver can store the `whsec_`
+   * secret first. Default `enabled`.
+   */
+  state?: 'enabled' | 'disabled' | undefined;
 }
 
 export type CreatedEndpoint = WebhookEndpointView & { secret?: string };
@@ -29,6 +34,8 @@ export type CreatedEndpoint = WebhookEndpointView & { secret?: string };
 /**
  * Registers an endpoint. It receives the events committed after it was created (its cursor starts at the newest
  * event; older ones: replay). The `whsec_` secret of a `shared_secret` endpoint is in this response only.
+ * Created `disabled` (reason `admin`), nothing is queued for it: enabling moves its cursor to the newest event, so it
+ * receives the events committed from its enabling on, like any enabled-again endpoint (earlier ones: replay).
  */
 export async function createEndpoint(
   ctx: AppContext,
@@ -45,6 +52,7 @@ export async function createEndpoint(
   await checkTargetAtRegistration(ctx, input.url);
   const secret =
     input.profile === 'shared_secret' ? generateWebhookSecret(new Uint8Array(randomBytes(SECRET_BYTES))) : null;
+  const state = input.state ?? 'enabled';
   const endpointId = `${ENDPOINT_ID_PREFIX}${ctx.newUuid()}`;
   const now = ctx.clock.now();
   const row = await ctx.writer.run(async (trx) => {
@@ -58,8 +66,8 @@ export async function createEndpoint(
         event_types: eventTypes === null ? null : JSON.stringify(eventTypes),
         description: input.description ?? null,
         connector_id: input.connector_id ?? null,
-        state: 'enabled',
-        disabled_reason: null,
+        state,
+        disabled_reason: state === 'disabled' ? 'admin' : null,
         secret,
         previous_secret: null,
         previous_secret_until: null,
@@ -84,7 +92,7 @@ export async function createEndpoint(
         url_origin: urlOrigin(input.url),
         event_types: eventTypes,
         connector_id: input.connector_id ?? null,
-        new_state: 'enabled',
+        new_state: state,
       },
     );
     return inserted;
