@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDelegationWorld, type DelegationWorld } from '../../server/test/support/delegation-world.ts';
+import { buildDelegationWorld, PURCHASE, type DelegationWorld } from '../../server/test/support/delegation-world.ts';
+import { inOneYear } from '../../server/test/support/fixtures.ts';
 import { freePort, spawnServer, type ServerProcess } from '../../server/test/support/spawn-server.ts';
 import {
   browserAvailable,
@@ -22,6 +23,15 @@ import {
 import { buildConsole, type BuiltConsole } from './support/build-console.ts';
 
 const ADMIN = 'console-browser-admin-token-0123456789';
+const BASKET = {
+  items: [
+    { sku: 'olive-oil-1l', name: 'Olive oil, 1 l', qty: 3, unit_price: { amount: 10, currency: 'EUR' } },
+    { sku: 'saffron-2g', name: 'Saffron, 2 g', qty: 4, unit_price: { amount: 15, currency: 'EUR' } },
+  ],
+};
+/** more than one page of the console's lists (50) and of two */
+const FLEET = 120;
+const fleetAgent = (i: number) => `fleet-${String(i).padStart(3, '0')}`;
 
 describe.runIf(browserAvailable)('web console in Chromium', () => {
   let built: BuiltConsole;
@@ -65,7 +75,7 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     expect((await decide('shopper-1', 25)).reason).toBe('scope_within_attenuated_authority');
     expect((await decide('shopper-1', 50)).reason).toBe('amount_above_agent_threshold');
     expect((await decide('shopper-1', 10, 'casino-1')).reason).toBe('merchant_category_blocked');
-    const asked = await decide('concierge', 90);
+    const asked = (await w.authorize('concierge', w.purchase('concierge', 90, 'grocer-1', { basket: BASKET }))).body;
     expect(asked.decision).toBe('require_approval');
     approvalDecision = asked.policy_decision_id;
     // a receiver that is not listening: its deliveries fail, which the overview must show
@@ -74,6 +84,26 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
       profile: 'shared_secret',
       description: 'Issuer fraud desk',
     });
+    // more rows than one page holds: FLEET agents, each with a root grant from alice (as a conformance-kit run leaves)
+    for (let i = 0; i < FLEET; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, FLEET - i) }, async (_, j) => {
+          const name = fleetAgent(i + j);
+          await w.must('POST', '/v1/entities', { type: 'agent', id: name, display_name: `Fleet agent ${i + j}` });
+          await w.must('POST', '/v1/grants', {
+            principal_entity_id: 'ns:entity:person:alice',
+            actor_entity_id: `ns:entity:agent:${name}`,
+            capability_id: PURCHASE,
+            resource_id: 'ns:credential:card-token:tok-1',
+            scope: {
+              max_amount_per_purchase: { amount: 10, currency: 'EUR' },
+              max_daily_amount: { amount: 20, currency: 'EUR' },
+              valid_until: inOneYear(),
+            },
+          });
+        }),
+      );
+    }
     browser = await launchBrowser();
     watched = await openPage(browser);
     page = watched.page;
@@ -132,6 +162,26 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     await checkPageAtBothWidths(page, 'console-entities');
   });
 
+  it('entities: a page at a time, next and previous, filtered by type with the filter in the URL', async () => {
+    const rows = page.getByRole('table', { name: 'Entities' }).locator('tbody tr');
+    // 2 people, 5 agents of the world, FLEET more agents: three pages of 50
+    await expect.poll(() => rows.count()).toBe(50);
+    const first = await rows.first().textContent();
+    await page.getByRole('button', { name: 'Next page of entities' }).click();
+    await expect.poll(() => rows.first().textContent()).not.toBe(first);
+    // the next rows in creation order: 50 in, the fleet's 44th agent (after alice, bob and the world's 5 agents)
+    await expect(rows.first().textContent()).resolves.toContain(`ns:entity:agent:${fleetAgent(43)}`);
+    await page.getByRole('button', { name: 'Previous page of entities' }).click();
+    await expect.poll(() => rows.first().textContent()).toBe(first);
+    await page.getByLabel('Type').selectOption('person');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await page.evaluate(() => location.hash)).toBe('#/entities?type=person');
+    await expect(page.getByRole('button', { name: 'Next page of entities' }).count()).resolves.toBe(0);
+    await checkPageAtBothWidths(page, 'console-entities-filtered');
+    await page.getByLabel('Type').selectOption('');
+    await expect.poll(() => rows.count()).toBe(50);
+  });
+
   it('grants: a delegation tree with narrowed limits per link; revoking a link cascades and the agent is denied', async () => {
     await nav('Grants');
     const trees = page.getByRole('list', { name: 'Delegation trees' });
@@ -152,9 +202,9 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
       .waitFor();
     await page.getByRole('button', { name: 'Revoke the grant to planner' }).click();
     const confirm = page.getByRole('group', { name: 'Confirm revoking the grant to planner' });
-    await expect(confirm.textContent()).resolves.toContain(
-      'This revokes 2 grants: this one and 1 active delegation below it',
-    );
+    await expect
+      .poll(() => confirm.textContent())
+      .toContain('This revokes 2 grants: this one and 1 active delegation below it');
     await checkPageAtBothWidths(page, 'console-grants-revoke');
     await confirm.getByRole('button', { name: 'Revoke 2 grants' }).click();
     await page.getByText(/Revoked 2 grants in \d+ ms/).waitFor();
@@ -168,6 +218,45 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     // the root grant is untouched
     await expect(page.getByRole('button', { name: 'Revoke the grant to concierge' }).count()).resolves.toBe(1);
     await checkPageAtBothWidths(page, 'console-grants');
+  });
+
+  it('grants: a page of 50 at a time, the next page the next grants, filters that narrow and survive a reload', async () => {
+    const cards = page.locator('article.grant-card');
+    await expect.poll(() => cards.count()).toBe(50);
+    // bounded: one kit run's grants once made this page 69,728 px tall
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThan(16_000);
+    // page 1: the world's 3 grants and the fleet's first 47; page 2 starts at the fleet's 48th
+    await expect(cards.last().getAttribute('aria-label')).resolves.toBe(`Grant to ${fleetAgent(46)}`);
+    await page.getByRole('button', { name: 'Next page of grants' }).click();
+    await expect.poll(() => cards.first().getAttribute('aria-label')).toBe(`Grant to ${fleetAgent(47)}`);
+    await expect(page.getByTestId('page-number').textContent()).resolves.toBe('Page 2');
+    await expect.poll(() => cards.count()).toBe(50);
+    await page.getByRole('button', { name: 'Next page of grants' }).click();
+    // 123 grants: the third page holds the last 23, and there is no fourth
+    await expect.poll(() => cards.count()).toBe(FLEET + 3 - 100);
+    await expect(page.getByRole('button', { name: 'Next page of grants' }).isDisabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Previous page of grants' }).click();
+    await expect.poll(() => cards.first().getAttribute('aria-label')).toBe(`Grant to ${fleetAgent(47)}`);
+    // a filter narrows, starts at the first page, and is kept in the URL
+    await page.getByLabel('State').selectOption('revoked');
+    await expect.poll(() => cards.count()).toBe(2);
+    await expect(page.getByTestId('page-number').count()).resolves.toBe(0);
+    await page.getByLabel('Agent').fill(fleetAgent(99));
+    await page.getByLabel('Agent').press('Enter');
+    await page.getByText('No grant matches.').waitFor();
+    await page.getByLabel('State').selectOption('');
+    await expect.poll(() => cards.count()).toBe(1);
+    await expect(cards.first().getAttribute('aria-label')).resolves.toBe(`Grant to ${fleetAgent(99)}`);
+    expect(await page.evaluate(() => location.hash)).toBe(`#/grants?agent=${fleetAgent(99)}`);
+    await checkPageAtBothWidths(page, 'console-grants-filtered');
+    // a reload signs out (the token is in memory only) but keeps the page and its filter
+    await page.reload();
+    await signIn(ADMIN);
+    await expect.poll(() => cards.count()).toBe(1);
+    await expect(page.getByLabel('Agent').inputValue()).resolves.toBe(fleetAgent(99));
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => cards.count()).toBe(50);
   });
 
   it('decisions: searchable by reason and agent, each with its map drawn as the chain', async () => {
@@ -245,6 +334,9 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     await page.getByRole('button', { name: /^Show deliveries to http:\/\/127\.0\.0\.1:/ }).click();
     await page.getByRole('heading', { name: /^Deliveries to / }).waitFor();
     await checkPageAtBothWidths(page, 'console-webhooks');
+    await page.getByLabel('Status').selectOption('succeeded');
+    await page.getByText('No succeeded delivery.').waitFor();
+    expect(await page.evaluate(() => location.hash)).toMatch(/^#\/webhooks\?endpoint=.+&status=succeeded$/);
   });
 
   it('connectors: the reference catalogue, filterable by family', async () => {
@@ -252,8 +344,10 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     const heading = page.getByRole('heading', { name: /Reference catalogue/ });
     await heading.waitFor();
     const all = await heading.textContent();
-    const family = await page.getByLabel('Family').locator('option').nth(1).textContent();
-    await page.getByLabel('Family').selectOption(family!);
+    await page.getByLabel('Family').selectOption('payments');
+    await expect.poll(() => heading.textContent()).not.toBe(all);
+    expect(await page.evaluate(() => location.hash)).toBe('#/connectors?family=payments');
+    await page.getByLabel('Status').selectOption('deprecated');
     await expect.poll(() => heading.textContent()).not.toBe(all);
     await checkPageAtBothWidths(page, 'console-connectors');
   });
@@ -268,7 +362,12 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     await page.getByLabel('Lowest trust score (0-100)').fill('100');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.getByTestId('listing-signature').count()).toBeLessThan(signatures.length);
+    expect(await page.evaluate(() => location.hash)).toBe('#/listings?min=100');
     await checkPageAtBothWidths(page, 'console-listings');
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => page.getByTestId('listing-signature').count()).toBe(signatures.length);
+    await page.getByLabel('Publisher tier').selectOption('certified');
+    expect(await page.evaluate(() => location.hash)).toBe('#/listings?tier=certified');
   });
 
   it('approvals: the principal approves a pending one, and the agent retry is then allowed', async () => {
@@ -282,12 +381,23 @@ describe.runIf(browserAvailable)('web console in Chromium', () => {
     await expect(page.getByTestId('signed-in-as').textContent()).resolves.toContain('ns:entity:person:alice');
     await nav('Approvals');
     const card = page.getByRole('article', { name: 'Approval for 90.00 EUR at grocer-1' });
+    const fact = (name: string) => card.locator(`[data-fact="${name}"]`).textContent();
+    await expect(fact('action')).resolves.toBe('Purchase (execute)');
+    await expect(fact('amount')).resolves.toBe('90.00 EUR');
+    await expect(fact('merchant')).resolves.toBe('grocer-1');
+    await expect(fact('principal')).resolves.toBe('alice');
+    await expect(fact('agent')).resolves.toBe('concierge');
+    const basket = await card.getByRole('list', { name: 'Basket' }).locator('li').allTextContents();
+    expect(basket).toEqual([
+      '3 × Olive oil, 1 l (olive-oil-1l) at 10.00 EUR',
+      '4 × Saffron, 2 g (saffron-2g) at 15.00 EUR',
+    ]);
     await checkPageAtBothWidths(page, 'console-approvals');
     await card.getByRole('button', { name: 'Approve 90.00 EUR at grocer-1' }).click();
     await page.getByText('No pending approval.').waitFor();
     const retry = await w.authorize(
       'concierge',
-      w.purchase('concierge', 90, 'grocer-1', { policy_decision_id: approvalDecision }),
+      w.purchase('concierge', 90, 'grocer-1', { policy_decision_id: approvalDecision, basket: BASKET }),
     );
     expect(retry.body).toMatchObject({ decision: 'allow_with_constraints', reason: 'approved_by_principal' });
   });

@@ -7,6 +7,7 @@ import { REASON_CODES, type DecisionMapNode } from '@aar/core';
 import { DecisionBadge } from '../../shared/decision-badge.tsx';
 import { DecisionChain } from '../../shared/decision-chain.tsx';
 import { reasonText } from '../../shared/reason-text.ts';
+import { entityOrAgent, entityOrPerson } from '../parts/entity-input.ts';
 import { formatMinorAmount, formatTime, shortId } from '../parts/format.ts';
 import { LoadState } from '../parts/load-state.tsx';
 import { href } from '../router.ts';
@@ -196,17 +197,6 @@ function DecisionSearch() {
       </LoadState>
     </>
   );
-}
-
-/** `shopper-1` is read as an agent, a full id as itself. */
-function entityOrAgent(text: string): string | undefined {
-  const t = text.trim();
-  return t === '' ? undefined : t.startsWith('ns:') ? t : `ns:entity:agent:${t}`;
-}
-
-function entityOrPerson(text: string): string | undefined {
-  const t = text.trim();
-  return t === '' ? undefined : t.startsWith('ns:') ? t : `ns:entity:person:${t}`;
 }
 
 interface DecisionRecord {

@@ -1,14 +1,18 @@
 /**
  * Grants as delegation trees: each root grant of a principal with its sub-delegations below it, every link showing
  * its effective limits (an omitted field inherits the parent's, CONTRACT section 5) and which of them this link
- * narrowed. Revoking a grant revokes its whole active subtree in one transaction; the console says how many grants
- * that is before asking for confirmation, and how many the server revoked after.
+ * narrowed. Listed a page at a time in creation order, filtered by state, principal and agent (GET /v1/grants): the
+ * trees are drawn from the grants of the page, so a delegation whose parent is on another page (or filtered out)
+ * stands at the top, marked "delegated". Revoking a grant revokes its whole active subtree in one transaction; the
+ * console counts that subtree on the server before asking for confirmation, and says how many the server revoked.
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, readAll } from '../api-client.ts';
+import { ApiError, readAll, type ApiClient } from '../api-client.ts';
+import { entityOrAgent, entityOrPerson } from '../parts/entity-input.ts';
 import { formatAmount, formatTime, shortId } from '../parts/format.ts';
 import { ErrorMessage, LoadState } from '../parts/load-state.tsx';
+import { PAGE_SIZE, PageControls, usePages, useUrlFilter, type Page } from '../parts/paging.tsx';
 import { StateBadge } from '../parts/state-badge.tsx';
 import { may, useSession } from '../session.tsx';
 import { useApi } from '../use-api.ts';
@@ -52,6 +56,8 @@ interface TreeNode {
   /** the scope fields this link set to something other than what it inherited */
   narrowed: Set<keyof Scope>;
   children: TreeNode[];
+  /** a delegation drawn at the top because its parent is not on this page: its inherited limits are not shown */
+  parentElsewhere: boolean;
 }
 
 interface RevokeResult {
@@ -91,20 +97,49 @@ export function buildForest(grants: readonly GrantRow[]): TreeNode[] {
       }
     }
     const children = (byParent.get(grant.grant_id) ?? []).map((child) => grow(child, effective, delegableLevels));
-    return { grant, effective, delegableLevels, narrowed, children };
+    const parentElsewhere = inherited === undefined && grant.parent_grant_id !== null;
+    return { grant, effective, delegableLevels, narrowed, children, parentElsewhere };
   };
   return (byParent.get(null) ?? []).map((root) => grow(root, undefined, Infinity));
 }
 
-/** How many grants a revoke of this node revokes: itself and every active grant below it. */
-export function cascadeCount(node: TreeNode): number {
-  const own = node.grant.state === 'active' ? 1 : 0;
-  return own + node.children.reduce((n, child) => n + cascadeCount(child), 0);
+/**
+ * How many grants a revoke of `grant` revokes: itself if active, and every active grant delegated below it. Counted
+ * from the server (each level by `parent_grant_id`), not from the page shown: a paginated or filtered page may hold
+ * only part of the subtree, and the count is what the confirmation promises.
+ */
+export async function cascadeCount(api: ApiClient, grant: GrantRow): Promise<number> {
+  let count = grant.state === 'active' ? 1 : 0;
+  let level = [grant.grant_id];
+  while (level.length > 0) {
+    const children = (
+      await Promise.all(level.map((id) => readAll<GrantRow>(api, '/v1/grants', { parent_grant_id: id })))
+    ).flat();
+    count += children.filter((child) => child.state === 'active').length;
+    level = children.map((child) => child.grant_id);
+  }
+  return count;
 }
 
+const FILTERS = ['state', 'principal', 'agent'] as const;
+
 export function GrantsPage() {
-  const { api } = useSession();
-  const grants = useApi(() => readAll<GrantRow>(api, '/v1/grants'), []);
+  const session = useSession();
+  const { api } = session;
+  const filter = useUrlFilter(FILTERS);
+  const pages = usePages(filter.key);
+  const { state, principal, agent } = filter.applied;
+  const grants = useApi(
+    () =>
+      api.get<Page<GrantRow>>('/v1/grants', {
+        state: state || undefined,
+        principal_entity_id: entityOrPerson(principal),
+        actor_entity_id: entityOrAgent(agent),
+        limit: String(PAGE_SIZE),
+        cursor: pages.cursor,
+      }),
+    [filter.key, pages.cursor],
+  );
   return (
     <>
       <div class="page-head">
@@ -115,18 +150,74 @@ export function GrantsPage() {
       </div>
       <p class="muted">
         Each tree starts at a principal's grant to an agent; below it, what that agent delegated on. A child can only
-        narrow its parent: narrowed limits are marked.
+        narrow its parent: narrowed limits are marked. Grants are listed {PAGE_SIZE} at a time, oldest first.
       </p>
+      <form
+        class="card search-form"
+        role="search"
+        aria-label="Filter grants"
+        onSubmit={(e) => {
+          e.preventDefault();
+          filter.apply();
+        }}
+      >
+        <div class="field">
+          <label for="grant-state">State</label>
+          <select
+            id="grant-state"
+            value={filter.draft.state}
+            onChange={(e) => filter.apply('state', (e.currentTarget as HTMLSelectElement).value)}
+          >
+            <option value="">Any state</option>
+            <option value="active">active</option>
+            <option value="revoked">revoked</option>
+          </select>
+        </div>
+        {may(session, 'auditor') && (
+          <div class="field">
+            <label for="grant-principal">Principal</label>
+            <input
+              id="grant-principal"
+              type="text"
+              placeholder="alice or ns:entity:person:…"
+              value={filter.draft.principal}
+              onInput={(e) => filter.set('principal', (e.currentTarget as HTMLInputElement).value)}
+            />
+          </div>
+        )}
+        <div class="field">
+          <label for="grant-agent">Agent</label>
+          <input
+            id="grant-agent"
+            type="text"
+            placeholder="shopper-1 or ns:entity:agent:…"
+            value={filter.draft.agent}
+            onInput={(e) => filter.set('agent', (e.currentTarget as HTMLInputElement).value)}
+          />
+        </div>
+        <div class="actions">
+          <button type="submit">Filter</button>
+          <button type="button" class="secondary" onClick={filter.clear}>
+            Clear
+          </button>
+        </div>
+      </form>
       <LoadState loaded={grants}>
-        {(rows) => {
-          const forest = buildForest(rows);
-          if (forest.length === 0) return <p class="muted">No grant yet.</p>;
+        {(page) => {
+          const forest = buildForest(page.items);
           return (
-            <ul class="tree" aria-label="Delegation trees">
-              {forest.map((node) => (
-                <GrantNode key={node.grant.grant_id} node={node} onChanged={grants.reload} />
-              ))}
-            </ul>
+            <>
+              {forest.length === 0 ? (
+                <p class="muted">{pages.number === 1 ? 'No grant matches.' : 'No more grants.'}</p>
+              ) : (
+                <ul class="tree" aria-label="Delegation trees">
+                  {forest.map((node) => (
+                    <GrantNode key={node.grant.grant_id} node={node} onChanged={grants.reload} />
+                  ))}
+                </ul>
+              )}
+              <PageControls pages={pages} page={page} label="grants" />
+            </>
           );
         }}
       </LoadState>
@@ -140,8 +231,20 @@ function GrantNode({ node, onChanged }: { node: TreeNode; onChanged: () => void 
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<{ result?: RevokeResult; error?: Error }>({});
   const [busy, setBusy] = useState(false);
-  const count = cascadeCount(node);
+  const [count, setCount] = useState<number | undefined>();
   const agent = shortId(grant.actor_entity_id);
+
+  const askToConfirm = async () => {
+    setConfirming(true);
+    setCount(undefined);
+    setOutcome({});
+    try {
+      setCount(await cascadeCount(session.api, grant));
+    } catch (error) {
+      setConfirming(false);
+      setOutcome({ error: error instanceof Error ? error : new ApiError(0, 'error', String(error)) });
+    }
+  };
 
   const revoke = async () => {
     setBusy(true);
@@ -170,6 +273,11 @@ function GrantNode({ node, onChanged }: { node: TreeNode; onChanged: () => void 
           </span>
         </div>
         <code class="muted">{grant.grant_id}</code>
+        {node.parentElsewhere && (
+          <p class="muted">
+            Its parent <code>{grant.parent_grant_id}</code> is not on this page: the limits it inherits are not shown.
+          </p>
+        )}
         <dl class="facts">
           {FIELDS.filter(([key]) => node.effective[key] !== undefined).map(([key, label]) => (
             <Fragment key={key}>
@@ -199,31 +307,32 @@ function GrantNode({ node, onChanged }: { node: TreeNode; onChanged: () => void 
         {outcome.error && <ErrorMessage error={outcome.error} />}
         {grant.state === 'active' && may(session, 'principal') && !confirming && (
           <div class="actions">
-            <button
-              type="button"
-              class="danger"
-              onClick={() => setConfirming(true)}
-              aria-label={`Revoke the grant to ${agent}`}
-            >
+            <button type="button" class="danger" onClick={askToConfirm} aria-label={`Revoke the grant to ${agent}`}>
               Revoke…
             </button>
           </div>
         )}
         {confirming && (
           <div class="confirm" role="group" aria-label={`Confirm revoking the grant to ${agent}`}>
-            <p>
-              This revokes <strong>{count}</strong> grant{count === 1 ? '' : 's'}: this one
-              {count > 1 ? ` and ${count - 1} active delegation${count === 2 ? '' : 's'} below it` : ''}. Agents using
-              them are denied from the next request on.
-            </p>
-            <div class="actions">
-              <button type="button" class="danger" disabled={busy} onClick={revoke}>
-                Revoke {count} grant{count === 1 ? '' : 's'}
-              </button>
-              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </div>
+            {count === undefined ? (
+              <p role="status">Counting the grants delegated below it…</p>
+            ) : (
+              <>
+                <p>
+                  This revokes <strong>{count}</strong> grant{count === 1 ? '' : 's'}: this one
+                  {count > 1 ? ` and ${count - 1} active delegation${count === 2 ? '' : 's'} below it` : ''}. Agents
+                  using them are denied from the next request on.
+                </p>
+                <div class="actions">
+                  <button type="button" class="danger" disabled={busy} onClick={revoke}>
+                    Revoke {count} grant{count === 1 ? '' : 's'}
+                  </button>
+                  <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+                    Cancel
+                  </button>
+                </div>
+              </>
+            )}
           </div>
         )}
       </article>
