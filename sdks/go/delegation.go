@@ -60,8 +60,11 @@ type readLink struct {
 func strPtr(s string) *string { return &s }
 
 // VerifyDelegationChain verifies chain (a generic JSON value, raw JSON or a marshalable value) against the trusted
-// keys at time now (ISO 8601).
+// keys at time now (ISO 8601); an empty now is the system clock (now optional, as in the TypeScript and Python SDKs).
 func VerifyDelegationChain(ctx context.Context, chain any, keys KeySource, now string) DelegationChainVerification {
+	if now == "" {
+		now = clockNowISO()
+	}
 	out := DelegationChainVerification{Links: []ChainLinkReport{}, Problems: []ChainProblem{}}
 	add := func(code string, index *int, grantID *string, field *string, msg string) {
 		out.Problems = append(out.Problems, ChainProblem{Code: code, Index: index, GrantID: grantID, Field: field, Message: msg})

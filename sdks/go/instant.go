@@ -4,7 +4,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// clockNowISO is the system clock as core's `new Date().toISOString()` writes it (UTC, milliseconds, `Z`): the
+// default `now` of the verifiers that judge time.
+func clockNowISO() string {
+	return time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+}
 
 // instant is an exact point in time: ISO 8601 timestamps compare by seconds then nanoseconds, never through a
 // float, so `valid_until` 10:00:00.0005 stays later than `now` 10:00:00.000 (core's instant.ts).

@@ -144,7 +144,12 @@ func TestIntegrationAgainstLiveServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentClient := NewClient(baseURL, runtimeToken["token"].(string))
-	agentClient.Signer = &RequestSigner{KeyID: agentID, PrivateKey: priv}
+	// The agent's key travels as a private JWK (the form the other SDKs take) and is imported with its x checked.
+	imported, kid, err := ParsePrivateJWK(mustJSON(t, PrivateJWKOf(priv, agentID)))
+	if err != nil || kid != agentID {
+		t.Fatalf("private jwk import: %v %q", err, kid)
+	}
+	agentClient.Signer = &RequestSigner{KeyID: agentID, PrivateKey: imported}
 	amount, _ := MoneyFromMinor(4250, "EUR")
 	decision, err := agentClient.Authorize(ctx, Object{
 		"actor_entity_id": agentID, "principal_entity_id": person["entity_id"],
@@ -159,10 +164,15 @@ func TestIntegrationAgainstLiveServer(t *testing.T) {
 		t.Fatalf("decision %v %v (grant %v)", decision["decision"], decision["reason"], grant["grant_id"])
 	}
 
-	// Offline: the map and the evidence pack verify against the JWKS fetched once, and the pack replays in Go.
+	// Offline: the map and the evidence pack verify against the JWKS fetched once, and the pack replays in Go. The
+	// key source is named by the issuer URL here and by the JWKS URL below: both reach the same keys.
 	jwks := NewJWKSCache(baseURL)
 	if v := VerifyDecisionMap(ctx, decision["decision_map"], jwks); !v.Valid {
 		t.Fatalf("decision map: %+v", v)
+	}
+	byJWKSURL := NewJWKSCache(baseURL + "/.well-known/jwks.json")
+	if v := VerifyDecisionMap(ctx, decision["decision_map"], byJWKSURL); !v.Valid || jwks.URL != byJWKSURL.URL {
+		t.Fatalf("decision map through the jwks url: %+v (%s, %s)", v, jwks.URL, byJWKSURL.URL)
 	}
 	refs, _ := decision["evidence_refs"].([]any)
 	if len(refs) == 0 {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strings"
 	"sync"
 )
 
@@ -104,20 +103,41 @@ func PublicJWK(pub ed25519.PublicKey, kid string) JWK {
 	return JWK{Kty: "OKP", Crv: "Ed25519", X: encodeBase64URL(pub), Kid: kid}
 }
 
-// JWKSCache fetches `{issuer}/.well-known/jwks.json` once and serves every lookup from that copy. A key id absent
-// from the cached set is unknown: the cache never refetches because a document names a new key (an attacker could
-// otherwise make a verifier fetch at will); call Refresh deliberately after a published rotation.
+// JWKSCache fetches the issuer's JWKS once and serves every lookup from that copy. A key id absent from the cached
+// set is unknown: the cache never refetches because a document names a new key (an attacker could otherwise make a
+// verifier fetch at will); call Refresh deliberately after a published rotation. It fetches URL and nothing else: a
+// redirect is an error, never followed (unless HTTPClient is your own client that follows it).
 type JWKSCache struct {
+	// URL is the JWKS URL fetched (`&aar.JWKSCache{URL: ...}` names it exactly).
 	URL        string
 	HTTPClient *http.Client
 
 	mu   sync.Mutex
 	jwks *JWKS
+	// refused is why NewJWKSCache could not resolve its URL: every fetch answers it (fail closed).
+	refused error
 }
 
-// NewJWKSCache caches the JWKS of an issuer base URL (`https://aar.example`).
-func NewJWKSCache(issuerURL string) *JWKSCache {
-	return &JWKSCache{URL: strings.TrimRight(issuerURL, "/") + "/.well-known/jwks.json"}
+// NewJWKSCache caches the JWKS named by url: a JWKS URL (its path ends in `/jwks.json`, e.g.
+// `https://aar.example/.well-known/jwks.json`) or an issuer base URL (`https://aar.example`, whose JWKS is
+// `<issuer>/.well-known/jwks.json`), told apart as ResolveJWKSURL does, the same rule as the TypeScript and Python
+// SDKs. A URL ResolveJWKSURL refuses is never fetched: every lookup returns that error (NewJWKSCacheAt returns it at
+// once).
+func NewJWKSCache(url string) *JWKSCache {
+	resolved, err := ResolveJWKSURL(JWKSLocation{URL: url})
+	if err != nil {
+		return &JWKSCache{URL: url, refused: err}
+	}
+	return &JWKSCache{URL: resolved}
+}
+
+// NewJWKSCacheAt caches the JWKS at location (exactly one of its fields set), or says why the location is refused.
+func NewJWKSCacheAt(location JWKSLocation) (*JWKSCache, error) {
+	resolved, err := ResolveJWKSURL(location)
+	if err != nil {
+		return nil, err
+	}
+	return &JWKSCache{URL: resolved}, nil
 }
 
 // Get returns the cached set, fetching it on first use.
@@ -156,10 +176,19 @@ func (c *JWKSCache) LookupKey(ctx context.Context, keyID string) (JWK, error) {
 	return jwks.LookupKey(ctx, keyID)
 }
 
+// noRedirects is the default client: keys come only from the URL the caller named, so a redirect is answered as
+// the error it is.
+var noRedirects = &http.Client{
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
 func (c *JWKSCache) fetch(ctx context.Context) (JWKS, error) {
+	if c.refused != nil {
+		return JWKS{}, c.refused
+	}
 	client := c.HTTPClient
 	if client == nil {
-		client = http.DefaultClient
+		client = noRedirects
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL, nil)
 	if err != nil {

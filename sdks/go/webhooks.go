@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Webhook profiles (CONTRACT section 9).
@@ -29,7 +30,7 @@ type WebhookVerifyOptions struct {
 	Headers http.Header
 	// Body is the exact bytes received, never a re-serialised body.
 	Body []byte
-	// Now is the receiver's clock, unix seconds.
+	// Now is the receiver's clock, unix seconds; zero (unset) is the system clock.
 	Now int64
 	// Tolerance in seconds (default 300).
 	Tolerance int64
@@ -146,6 +147,9 @@ func VerifyWebhook(ctx context.Context, opts WebhookVerifyOptions) WebhookVerifi
 	tolerance := opts.Tolerance
 	if tolerance == 0 {
 		tolerance = WebhookTolerance
+	}
+	if opts.Now == 0 {
+		opts.Now = time.Now().Unix()
 	}
 	h := opts.Headers
 	id, n := single(h, "webhook-id")

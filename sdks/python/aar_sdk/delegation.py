@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from .decide.instant import compare_instants, parse_instant
@@ -268,11 +269,20 @@ def _malformed_fields(link: dict[str, Any]) -> list[str]:
     return out
 
 
-def verify_delegation_chain(chain: Any, trusted: TrustedKeys, now: str, *, max_links: int = MAX_CHAIN_LINKS) -> ChainResult:
+def verify_delegation_chain(chain: Any, trusted: TrustedKeys, now: str | None = None, *,
+                            max_links: int = MAX_CHAIN_LINKS) -> ChainResult:
+    """`now` (ISO 8601) is the instant expiry is judged at; omitted (None), the system clock (as in the other SDKs)."""
+    if now is None:
+        now = _utc_now_iso()
     try:
         return _verify(chain, trusted, now, max_links)
     except Exception:  # noqa: BLE001 - hostile shapes: the chain is refused as a whole
         return ChainResult(False, [], [_problem("malformed_chain", None, None, None, "the chain cannot be read")])
+
+
+def _utc_now_iso() -> str:
+    """The clock as core's `new Date().toISOString()` writes it: UTC, milliseconds, `Z`."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _problem(code: str, index: int | None, grant_id: str | None, fld: str | None, message: str) -> dict[str, Any]:

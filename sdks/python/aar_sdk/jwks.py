@@ -2,14 +2,18 @@
 
 Attacker assumption: a JWK or a whole JWKS may come from the network. Keys are looked up only by exact `kid` in the
 set the caller trusts; `jku`, `x5u` and embedded keys are never followed; a private key is refused outright.
-`JwksSource` fetches `{issuer}/.well-known/jwks.json` once and caches it; an unknown `kid` never triggers a refetch
-(a forged key id must not make the verifier go fetch keys on an attacker's schedule) unless `refresh()` is called.
+`JwksSource` fetches the JWKS once from the URL the caller named (a JWKS URL, or an issuer URL whose JWKS is
+`{issuer}/.well-known/jwks.json`: `resolve_jwks_url`) and caches it; a redirect is an error, never followed; an
+unknown `kid` never triggers a refetch (a forged key id must not make the verifier go fetch keys on an attacker's
+schedule) unless `refresh()` is called.
 """
 from __future__ import annotations
 
 import hashlib
 import re
 import threading
+import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any, Callable, Mapping
 
@@ -94,14 +98,70 @@ def look_up_key(trusted: TrustedKeys, key_id: str) -> Any:
     return matches[0]
 
 
-class JwksSource:
-    """The issuer's JWKS, fetched once on first use and cached (thread-safe). Pass `jwks=` to pin a set offline."""
+_WELL_KNOWN_JWKS = "/.well-known/jwks.json"
 
-    def __init__(self, issuer_url: str | None = None, *, jwks: dict[str, Any] | None = None, timeout: float = 10.0,
+
+def _checked_url(value: Any, what: str) -> urllib.parse.SplitResult:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"the {what} must be an absolute http(s) url")
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError as error:
+        raise ValueError(f"the {what} must be an absolute http(s) url") from error
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the {what} must be an absolute http or https url")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"the {what} must not carry credentials")
+    if "#" in value:
+        raise ValueError(f"the {what} must not have a fragment")
+    return parts
+
+
+def resolve_jwks_url(url: str | None = None, *, jwks_url: str | None = None, issuer_url: str | None = None) -> str:
+    """The JWKS URL a key source fetches (the same rule as the TypeScript and Go SDKs, vectors/sdk/jwks-locations.json).
+
+    `jwks_url=`: that URL as is. `issuer_url=`: `<issuer>/.well-known/jwks.json` (a path prefix kept, trailing `/`
+    ignored, no query). A bare `url`: a JWKS URL when its path ends in `/jwks.json`, otherwise an issuer URL.
+    Only http(s), no credentials, no fragment; raises ValueError otherwise. Name exactly one of the three."""
+    if sum(v is not None for v in (url, jwks_url, issuer_url)) != 1:
+        raise ValueError("name the keys with one of: a url, jwks_url= or issuer_url=")
+    if jwks_url is not None:
+        _checked_url(jwks_url, "jwks url")
+        return jwks_url
+    if url is not None and _checked_url(url, "key source url").path.endswith("/jwks.json"):
+        return url
+    issuer = issuer_url if issuer_url is not None else url
+    parts = _checked_url(issuer, "issuer url")
+    if "?" in str(issuer):
+        raise ValueError("the issuer url must not have a query")
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + _WELL_KNOWN_JWKS, "", ""))
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """Keys come only from the URL the caller named: a redirect is answered as the error it is, never followed."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, D102
+        raise urllib.error.HTTPError(req.full_url, code, f"the jwks url redirected ({code}): not followed", headers, fp)
+
+
+_OPENER = urllib.request.build_opener(_RefuseRedirects)
+
+
+class JwksSource:
+    """The issuer's JWKS, fetched once on first use and cached (thread-safe). Pass `jwks=` to pin a set offline.
+
+    Name where it comes from as in the other SDKs: `JwksSource(url)` (a JWKS URL, or an issuer URL: see
+    `resolve_jwks_url`), `JwksSource(jwks_url=...)` or `JwksSource(issuer_url=...)`."""
+
+    def __init__(self, url: str | None = None, *, jwks_url: str | None = None, issuer_url: str | None = None,
+                 jwks: dict[str, Any] | None = None, timeout: float = 10.0,
                  fetch: Callable[[str], bytes] | None = None) -> None:
-        if issuer_url is None and jwks is None:
-            raise ValueError("give an issuer url or a jwks")
-        self._url = None if issuer_url is None else issuer_url.rstrip("/") + "/.well-known/jwks.json"
+        named = (url, jwks_url, issuer_url)
+        if all(v is None for v in named) and jwks is None:
+            raise ValueError("give a jwks url, an issuer url or a jwks")
+        self._url = None if all(v is None for v in named) else \
+            resolve_jwks_url(url, jwks_url=jwks_url, issuer_url=issuer_url)
         self._jwks = jwks
         self._timeout = timeout
         self._fetch = fetch
@@ -114,13 +174,18 @@ class JwksSource:
             body = self._fetch(self._url)
         else:
             request = urllib.request.Request(self._url, headers={"accept": "application/json"})
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310 (issuer is configured)
+            with _OPENER.open(request, timeout=self._timeout) as response:  # noqa: S310 (the caller named the url)
                 body = response.read(1 << 20)
         value = parse_json(body)
         if not isinstance(value, dict) or not isinstance(value.get("keys"), list):
             raise ValueError("the issuer's jwks is not a `{ keys: [...] }` document")
         self.fetches += 1
         return value
+
+    @property
+    def url(self) -> str | None:
+        """The JWKS URL this source fetches (None for a pinned set)."""
+        return self._url
 
     def get(self) -> dict[str, Any]:
         with self._lock:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -173,12 +174,15 @@ def _any_ed25519(public_key: bytes, content: bytes, sigs: list[bytes]) -> bool:
     return any(ed25519_verify(public_key, content, s) for s in sigs)
 
 
-def verify_webhook_delivery(*, profile: str, headers: Mapping[str, Any], body: bytes, now: int,
+def verify_webhook_delivery(*, profile: str, headers: Mapping[str, Any], body: bytes, now: int | None = None,
                             secrets: list[str] | None = None, trusted_keys: TrustedKeys | None = None,
                             tolerance_seconds: int = TOLERANCE_SECONDS,
                             seen_before: Callable[[str], bool] | None = None) -> WebhookVerification:
-    """Verifies one delivery; `body` must be the exact bytes received and `now` the receiver's unix seconds.
-    Raises ValueError only for bad options (an unknown profile, no secret, no trusted keys)."""
+    """Verifies one delivery; `body` must be the exact bytes received and `now` the receiver's unix seconds
+    (omitted: the system clock). Raises ValueError only for bad options (an unknown profile, no secret, no trusted
+    keys)."""
+    if now is None:
+        now = int(time.time())
     if profile not in PROFILES:
         raise ValueError(f"unknown webhook profile `{profile}`")
     if not isinstance(body, (bytes, bytearray)):

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from aar_sdk import (AarApiError, AarClient, RequestSigner, part_digest, verify_bundle, verify_decision_map,
+from aar_sdk import (AarApiError, AarClient, JwksSource, RequestSigner, part_digest, verify_bundle, verify_decision_map,
                      verify_evidence_pack)
 from aar_sdk.ed25519 import generate_private_key
 from aar_sdk.http_signatures import public_jwk
@@ -94,6 +94,9 @@ def test_signed_purchase_verified_offline(service):
     assert verify_decision_map(answer["decision_map"], jwks, expected=answer).valid
     tampered = dict(answer["decision_map"], reason="approved_by_principal")
     assert verify_decision_map(tampered, jwks).failure == "signature_mismatch"
+    # the key source named by the issuer URL or by the JWKS URL, as in the TypeScript and Go SDKs: the same keys
+    for named in (JwksSource(service), JwksSource(f"{service}/.well-known/jwks.json")):
+        assert verify_decision_map(answer["decision_map"], named, expected=answer).valid
 
     pack = admin.get_evidence_pack(answer["evidence_refs"][0])
     result = verify_evidence_pack(pack, jwks)

@@ -4,12 +4,14 @@
  * (a key the service rotated in appears; a forged key id cannot make the client fetch on an attacker's schedule), and
  * concurrent lookups share one fetch.
  * Attacker assumptions: the set comes over the network from the URL the caller configured and no other (a message
- * never names where keys come from); every key is parsed as an Ed25519 public JWK, private or malformed keys are
- * dropped, and a kid published twice is ambiguous and trusted for neither (verifyDocument's rule).
+ * never names where keys come from, and a redirect is an error, never followed); every key is parsed as an Ed25519
+ * public JWK, private or malformed keys are dropped, and a kid published twice is ambiguous and trusted for neither
+ * (verifyDocument's rule).
  * A failed fetch throws (AarApiError / AarNetworkError): an unreachable issuer is not a verdict on a signature.
  */
 import { parsePublicEd25519Jwk, type Ed25519PublicJwk, type Jwks } from '@aar/core';
 import { AarApiError, AarNetworkError } from '../client/errors.ts';
+import { resolveJwksUrl, type JwksLocation } from './resolve-jwks-url.ts';
 
 export interface JwksSourceOptions {
   fetch?: typeof globalThis.fetch;
@@ -64,8 +66,12 @@ export function readJwks(value: unknown): Jwks {
   return { keys: out };
 }
 
-export function createJwksSource(url: string | URL, options: JwksSourceOptions = {}): JwksSource {
-  const href = new URL(url).toString();
+/**
+ * `location`: a JWKS URL (`https://aar.example/.well-known/jwks.json`), an issuer URL (`https://aar.example`), or
+ * either named explicitly (`{ jwksUrl }`, `{ issuerUrl }`): see resolveJwksUrl.
+ */
+export function createJwksSource(location: JwksLocation, options: JwksSourceOptions = {}): JwksSource {
+  const href = resolveJwksUrl(location);
   const fetchFn = options.fetch ?? globalThis.fetch;
   const now = options.now ?? Date.now;
   const intervalMs = (options.refetchIntervalSeconds ?? 300) * 1000;

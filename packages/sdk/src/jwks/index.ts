@@ -1,1 +1,2 @@
 export * from './create-jwks-source.ts';
+export * from './resolve-jwks-url.ts';

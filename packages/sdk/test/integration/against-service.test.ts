@@ -10,6 +10,7 @@ import { startTestRuntime, ADMIN_TOKEN, type TestRuntime } from '../../../server
 import {
   AarApiError,
   AarClient,
+  createJwksSource,
   createRequestSigner,
   signDelegationStatement,
   verifyCheckpointInclusion,
@@ -126,6 +127,10 @@ describe('AarClient against the service', () => {
 
     const jwks = admin.jwksSource();
     expect(await verifyDecisionMap(decision.decision_map, jwks, { expected: decision })).toMatchObject({ valid: true });
+    // the key source named by the issuer URL or by the JWKS URL, as in the Python and Go SDKs: the same keys
+    for (const named of [createJwksSource(base), createJwksSource(`${base}/.well-known/jwks.json`)]) {
+      expect(await verifyDecisionMap(decision.decision_map, named)).toMatchObject({ valid: true });
+    }
     expect(await verifyDecisionMap({ ...decision.decision_map, reason: 'approved_by_principal' }, jwks)).toMatchObject({
       valid: false,
       failure: 'signature_mismatch',
