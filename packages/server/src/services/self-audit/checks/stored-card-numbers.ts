@@ -4,6 +4,8 @@
  * service, a path nobody guarded. Every text column that holds caller-influenced data is read page by page (bounded
  * per table) and walked with core's PAN detector (core/pan); JSON values are walked member by member.
  * Findings name table, row, column and JSON pointer, masked: a card number never reaches the report.
+ * Columns people write in (`freeText`: names, titles, labels, reasons) are read as free text, like the same members
+ * inside JSON (core's isFreeTextMember): there a card number next to hex letters is no digest (issue 26).
  */
 import { containsPan, findPan, maskLongDigitRuns } from '@aar/core';
 import { sql } from 'kysely';
@@ -15,15 +17,17 @@ interface ScannedTable {
   table: string;
   key: string;
   columns: readonly string[];
+  /** plain-text columns people write in, read as free text (a bare UUID or hex token there is not skipped) */
+  freeText?: readonly string[];
   /** binary columns, with how to read them as text */
   decoders?: Readonly<Record<string, (blob: Uint8Array) => string>>;
 }
 
 /** What callers and agents can put into the store. Keys are text ids, so pages follow them in order. */
 export const SCANNED_TABLES: readonly ScannedTable[] = [
-  { table: 'entities', key: 'entity_id', columns: ['display_name', 'public_key_jwk'] },
+  { table: 'entities', key: 'entity_id', columns: ['display_name', 'public_key_jwk'], freeText: ['display_name'] },
   { table: 'card_tokens', key: 'card_token_id', columns: ['network_token', 'network', 'expires'] },
-  { table: 'merchants', key: 'merchant_id', columns: ['display_name', 'category'] },
+  { table: 'merchants', key: 'merchant_id', columns: ['display_name', 'category'], freeText: ['display_name'] },
   { table: 'grants', key: 'grant_id', columns: ['scope', 'document'] },
   // since migration 0010 the record is stored compressed in `record`; older rows keep the JSON columns
   {
@@ -33,12 +37,18 @@ export const SCANNED_TABLES: readonly ScannedTable[] = [
     decoders: { record: decodeDecisionRecord },
   },
   { table: 'approvals', key: 'approval_id', columns: ['bound', 'sca_reference'] },
-  { table: 'risk_states', key: 'entity_id', columns: ['reason'] },
+  { table: 'risk_states', key: 'entity_id', columns: ['reason'], freeText: ['reason'] },
   { table: 'events', key: 'event_id', columns: ['envelope'] },
   { table: 'evidence_packs', key: 'evidence_pack_id', columns: ['document'] },
   { table: 'audit_entries', key: 'audit_id', columns: ['entry'] },
-  { table: 'webhook_endpoints', key: 'endpoint_id', columns: ['url', 'description'] },
-  { table: 'api_tokens', key: 'token_id', columns: ['label'] },
+  { table: 'webhook_endpoints', key: 'endpoint_id', columns: ['url', 'description'], freeText: ['description'] },
+  { table: 'api_tokens', key: 'token_id', columns: ['label'], freeText: ['label'] },
+  {
+    table: 'listings',
+    key: 'listing_id',
+    columns: ['title', 'publisher_name', 'document'],
+    freeText: ['title', 'publisher_name'],
+  },
 ];
 
 export const MAX_ROWS_PER_TABLE = 100_000;
@@ -61,15 +71,24 @@ export interface CardNumberFinding {
  */
 const SERVICE_KEY_ID = /ns:key:ed25519-[0-9]{8}-[0-9a-f]{8}(?![0-9a-f])/g;
 
-/** Where in `text` a card number is: a pointer into its JSON, '' for plain text; undefined when none. */
-function panIn(raw: string): string | undefined {
+/**
+ * Where in `text` a card number is: a pointer into its JSON, '' for plain text; undefined when none.
+ * Free text skips the fewest shapes, so a value it finds nothing in holds nothing under any reading: that is the cheap
+ * first pass. Then a free-text column is a finding; JSON is walked member by member (its free-text members read as
+ * such, its ids and digests not); any other text is read as an id would be.
+ */
+function panIn(raw: string, freeText: boolean): string | undefined {
   const text = raw.replace(SERVICE_KEY_ID, 'ns:key:service');
-  if (!containsPan(text)) return undefined;
+  if (!containsPan(text, { freeText: true })) return undefined;
+  if (freeText) return '';
+  let parsed: unknown;
   try {
-    return findPan(JSON.parse(text)) ?? '';
+    parsed = JSON.parse(text);
   } catch {
-    return '';
+    return containsPan(text) ? '' : undefined;
   }
+  // fail closed: what the whole text shows under the id reading is a finding even where the walk sees none
+  return findPan(parsed) ?? (containsPan(text) ? '' : undefined);
 }
 
 export async function checkStoredCardNumbers(ctx: AppContext): Promise<SelfAuditCheck> {
@@ -95,7 +114,7 @@ export async function checkStoredCardNumbers(ctx: AppContext): Promise<SelfAudit
           const decode = source.decoders?.[column];
           const value = decode && raw instanceof Uint8Array ? decode(raw) : raw;
           if (typeof value !== 'string') continue;
-          const pointer = panIn(value);
+          const pointer = panIn(value, source.freeText?.includes(column) === true);
           if (pointer === undefined) continue;
           total++;
           if (findings.length < MAX_FINDINGS) {
