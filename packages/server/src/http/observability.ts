@@ -6,6 +6,7 @@ import type { AppConfig } from '../config.ts';
 import { registerHealth } from './health.ts';
 import { gatewayLoggerOptions, type GatewayLoggerOptions } from './log-redaction.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerReplayMismatchMetrics } from './replay-mismatch-metrics.ts';
 import { registerRequestIds } from './request-id.ts';
 import { registerWriteQueueMetrics } from './write-queue-metrics.ts';
 
@@ -28,6 +29,7 @@ export function registerObservability(app: FastifyInstance, ctx: AppContext): Ob
   registerRequestIds(app);
   const registry = registerMetrics(app);
   registerWriteQueueMetrics(registry, ctx.writer);
+  registerReplayMismatchMetrics(registry, ctx);
   registerHealth(app, ctx);
   return { registry };
 }

@@ -52,8 +52,9 @@ export async function evidencePackRoutes(app: FastifyInstance, ctx: AppContext):
       description:
         'Checks a pack you hold: its signature against the keys of this service, the audit inclusion proof ' +
         "against the signed checkpoint, and a replay of the decision from the pack's own snapshot. Answers 200 " +
-        'with `valid` and one entry per check, also when the pack is invalid; it changes nothing. The same checks ' +
-        'run offline in core and the SDKs.',
+        'with `valid` and one entry per check, also when the pack is invalid. It changes nothing, except that a ' +
+        'pack this service signed whose replay differs emits `ns.decision.replay_mismatch`. The same checks run ' +
+        'offline in core and the SDKs.',
       body: Open('an `ns.evidence_pack.v1`'),
       response: { 200: VerificationResult },
     },

@@ -26,18 +26,25 @@ export const DECISION_EVENTS = [
     event_type: 'ns.decision.replay_mismatch',
     description:
       'an evidence pack the service signed is verified (`POST /v1/evidence-packs/verify`) and replaying its ' +
-      'decision gives another decision or reason than the one recorded',
+      'decision gives another answer (decision, reason, obligations or stop conditions) than the one recorded: ' +
+      '`engine_version` is the engine that decided, `replay_engine_version` the one that replayed (an engine ' +
+      'change when they differ)',
     subject_ref: subject(['decision'], 'the decision whose replay differs'),
     reason_codes: ['replay_mismatch'],
     principal_entity_id: 'sometimes',
     actor_entity_id: 'always',
     named_in_spec: true,
-    data_schema: closedObject({
-      policy_decision_id: id('decision'),
-      evidence_pack_id: id('evidence_pack'),
-      engine_version: { type: 'string', minLength: 1 },
-      recorded: OUTCOME,
-      replayed: OUTCOME,
-    }),
+    data_schema: closedObject(
+      {
+        policy_decision_id: id('decision'),
+        evidence_pack_id: id('evidence_pack'),
+        engine_version: { type: 'string', minLength: 1 },
+        replay_engine_version: { type: 'string', minLength: 1 },
+        recorded: OUTCOME,
+        replayed: OUTCOME,
+      },
+      // optional: events written before it was recorded lack it
+      ['replay_engine_version'],
+    ),
   }),
 ];
