@@ -5,7 +5,6 @@
  * Filters, signatures and cross-instance bytes: test/storage/listings-search.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeConformanceReport } from '../../src/services/conformance/conformance-runs.ts';
 import { WebhookWorker } from '../../src/workers/webhook-worker.ts';
 import { answer, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
@@ -80,6 +79,8 @@ describe('POST /v1/listings', () => {
       publisher_tier: 'community',
       pricing_model: 'usage',
       connector_id: null,
+      // commits the audit chain to the stored (signed at write) listing: audit/record-checks/check-listings.ts
+      document_digest: expect.stringMatching(/^sha-256:[A-Za-z0-9_-]{43}$/),
     });
   });
 
@@ -143,31 +144,6 @@ describe('POST /v1/listings', () => {
 });
 
 describe('the trust score reads what it says it reads', () => {
-  it('a conformance report: passed share of its fixtures, and its date as the evidence', async () => {
-    const reportId = 'ns:conformance_report:019a0000-0000-7000-8000-000000000009';
-    await storeConformanceReport(
-      rt.ctx,
-      {
-        report_id: reportId,
-        summary: { fixtures: 10, passed: 9, failed: 1, skipped: 0 },
-        passed: false,
-        finished_at: '2026-11-20T08:00:00.000Z',
-      } as never,
-      null,
-    );
-    const res = await call('POST', '/v1/listings', agent({ conformance_report_id: reportId }));
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(component(res.body, 'conformance')).toMatchObject({
-      value: 90,
-      inputs: { report_id: reportId, passed: 9, failed: 1 },
-    });
-    expect(component(res.body, 'evidence_freshness').inputs).toMatchObject({
-      latest_at: '2026-11-20T08:00:00.000Z',
-      source: 'conformance_report',
-      age_days: 4,
-    });
-  });
-
   it('the delivery record of endpoints bound to the connector, counted as of the hour', async () => {
     const listingId = 'ns:listing:reference.compliance.syslog-cef-forwarder';
     const ops = async () => component((await call('GET', `/v1/listings/${listingId}`)).body, 'operational_record');

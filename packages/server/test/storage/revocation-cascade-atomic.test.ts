@@ -26,6 +26,8 @@ interface World {
   rt: TestRuntime;
   w: DelegationWorld;
   middle: string;
+  /** the grants inserted beside the API */
+  fillers: string[];
 }
 
 /** root -> middle -> leaf through the API, and TREE - 1 filler grants under the root */
@@ -35,8 +37,8 @@ async function world(dialect: 'sqlite' | 'postgres'): Promise<World> {
   const middle = (await w.delegate(w.root.grant_id, 'concierge', 'ns:entity:agent:planner', {})).body.grant_id;
   const leaf = (await w.delegate(middle, 'planner', 'ns:entity:agent:shopper-1', {})).body.grant_id;
   const template = (await w.call('GET', `/v1/grants/${leaf}`)).body.link;
-  await insertGrantTree(rt.ctx, { root: w.root, size: TREE, template: JSON.stringify(template) });
-  return { rt, w, middle };
+  const fillers = await insertGrantTree(rt.ctx, { root: w.root, size: TREE, template: JSON.stringify(template) });
+  return { rt, w, middle, fillers };
 }
 
 for (const dialect of await testDialects()) {
@@ -46,6 +48,7 @@ for (const dialect of await testDialects()) {
     let rt: TestRuntime;
     let w: DelegationWorld;
     let middle: string;
+    let fillers: string[];
 
     /** the triggers of the two tables the cascade writes (SQLite; PostgreSQL has no insert guards) */
     const guards = async (on: TestRuntime) =>
@@ -68,7 +71,7 @@ for (const dialect of await testDialects()) {
 
     beforeAll(async () => {
       failing = await world(dialect);
-      ({ rt, w, middle } = await world(dialect));
+      ({ rt, w, middle, fillers } = await world(dialect));
     }, 60_000);
     afterAll(async () => {
       await failing?.rt.close();
@@ -141,8 +144,18 @@ for (const dialect of await testDialects()) {
         decision: 'deny',
         reason: 'authority_revoked',
       });
+      // the chain and every record the API wrote hold; the filler tree was inserted beside the API (no creation
+      // event, links that no longer verify), which verify rightly names, and only that: a finding without an entry
+      // index ranks after every indexed one, and the grants are checked after the records the cascade wrote
       const verify = await w.call('GET', '/v1/audit/verify');
-      expect(verify.body, JSON.stringify(verify.body)).toMatchObject({ valid: true });
+      expect(verify.body, JSON.stringify(verify.body)).toMatchObject({
+        valid: false,
+        checked: verify.body.size,
+        failure: 'record_unanchored',
+        record: { table: 'grants' },
+        detail: 'grant_id',
+      });
+      expect(fillers).toContain(verify.body.record.id);
       expect(await guards(rt)).toEqual(before);
     });
 

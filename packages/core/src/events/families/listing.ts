@@ -18,6 +18,13 @@ export const LISTING_EVENTS = [
       publisher_tier: oneOf(['community', 'verified', 'certified']),
       pricing_model: oneOf(['free', 'usage', 'subscription', 'enterprise']),
       connector_id: nullable({ type: 'string', pattern: CONNECTOR_ID_PATTERN }),
+      document_digest: {
+        type: 'string',
+        pattern: '^sha-256:[A-Za-z0-9_-]{43}$',
+        description:
+          'SHA-256 of the stored listing document (the registered listing signed by the service, RFC 8785 bytes): ' +
+          'what the audit chain commits the listing to',
+      },
     }),
   }),
 ];

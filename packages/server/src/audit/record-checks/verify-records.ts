@@ -5,15 +5,20 @@
  * trip per entry), so memory is O(page) plus two bits per entry (which entries have their records: the chain walk
  * then names an `ns.` entry whose record was deleted). An incremental run (`scope`, audit/verify/verification-marks.ts)
  * reads only the rows after the mark's `seq` of each table, and the revocations of operations from its first entry;
- * evidence packs carry no order of their own and are all checked by every run.
+ * evidence packs, grants, bundles, conformance reports and listings are all checked by every run (no mark of their
+ * own: the marks' signed `record_seqs` stay as they are, so marks written by earlier releases resume as before).
  */
 import type { Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { checkApprovals } from './check-approvals.ts';
+import { checkBundles } from './check-bundles.ts';
+import { checkConformanceRuns } from './check-conformance-runs.ts';
 import { checkDecisions } from './check-decisions.ts';
 import { checkEvents } from './check-events.ts';
 import { checkEvidencePacks } from './check-evidence-packs.ts';
+import { checkGrants } from './check-grants.ts';
+import { checkListings } from './check-listings.ts';
 import { checkRevocations } from './check-revocations.ts';
 import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
 
@@ -33,5 +38,10 @@ export async function verifyRecords(
   await checkRevocations(db, findings, pageSize * 5);
   await checkApprovals(db, findings, pageSize);
   await checkEvidencePacks(db, findings, jwks, pageSize);
+  // stored documents (no `seq` mark: every run checks them all, like the packs)
+  await checkGrants(db, findings, jwks, pageSize);
+  await checkBundles(db, findings, jwks, pageSize);
+  await checkConformanceRuns(db, findings, jwks, pageSize);
+  await checkListings(db, findings, jwks, pageSize);
   return findings;
 }

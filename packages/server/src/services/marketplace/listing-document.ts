@@ -1,6 +1,7 @@
 /**
- * `ns.marketplace_listing.v1` (CONTRACT section 15, docs/marketplace.md): the listing as registered (stored, never
- * changed) and the listing as served (that, plus the trust score computed when read, signed per section 4).
+ * `ns.marketplace_listing.v1` (CONTRACT section 15, docs/marketplace.md): the listing as registered (signed by the
+ * service when written, stored with that signature, never changed: listing-integrity.ts) and the listing as served
+ * (the registered listing exactly as stored, plus the trust score computed when read, signed per section 4).
  */
 import type { DocumentSignature, PublisherTier, TrustScore } from '@aar/core';
 

@@ -3,22 +3,25 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
+import { listingDocumentDigest } from './listing-integrity.ts';
 import { duplicateAsConflict } from '../unique-violation.ts';
 import type { ServedListing } from './listing-document.ts';
 import { normalizeListing, type ListingInput } from './normalize-listing.ts';
 import { serveListings } from './serve-listings.ts';
-import { insertListing } from './store-listing.ts';
+import { insertListing, signListing } from './store-listing.ts';
 
 /**
- * `POST /v1/listings`: registers a listing, once (write-once: a changed offer is a new listing), with its
- * `ns.listing.registered` event in the same transaction, and answers it as served: scored and signed.
+ * `POST /v1/listings`: registers a listing, once (write-once: a changed offer is a new listing), signed by the service
+ * before it is stored, with its `ns.listing.registered` event in the same transaction: the event's `document_digest`
+ * commits the audit chain to the stored bytes (audit/record-checks/check-listings.ts). Answered as served: scored and
+ * signed.
  */
 export async function registerListing(
   ctx: AppContext,
   credential: Credential | null,
   input: ListingInput,
 ): Promise<ServedListing> {
-  const listing = await normalizeListing(ctx, input, ctx.clock.now().toISOString());
+  const listing = await signListing(ctx, await normalizeListing(ctx, input, ctx.clock.now().toISOString()));
   try {
     await ctx.writer.run(async (trx) => {
       // SQLite's write-once guard refuses a taken id before the unique index could: answer it as the conflict it is
@@ -40,6 +43,7 @@ export async function registerListing(
           publisher_tier: listing.publisher.tier,
           pricing_model: listing.pricing_model,
           connector_id: listing.connector_id,
+          document_digest: listingDocumentDigest(listing),
         },
       });
     });

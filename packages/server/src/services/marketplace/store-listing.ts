@@ -1,15 +1,24 @@
 /**
  * Writes a registered listing and its facets (migration 0014). Both tables are write-once: a listing id is taken
- * once, ever. Runs inside the caller's transaction.
+ * once, ever. Runs inside the caller's transaction. The listing is signed by the service BEFORE it is written
+ * (`signListing`), and `document` holds exactly the signed RFC 8785 bytes that every reader checks and serves
+ * (listing-integrity.ts); the columns beside it restate the document for indexed search.
  */
-import { canonicalJson } from '@aar/core';
+import { canonicalJson, signDocument } from '@aar/core';
 import type { Transaction } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
 import type { Database } from '../../store/index.ts';
 import type { RegisteredListing } from './listing-document.ts';
+import type { SignedListing } from './listing-integrity.ts';
+
+/** The listing as it is stored: signed now, with the instance's current key. */
+export async function signListing(ctx: AppContext, listing: RegisteredListing): Promise<SignedListing> {
+  return (await signDocument(listing, ctx.keys.current())) as SignedListing;
+}
 
 export async function insertListing(
   trx: Transaction<Database>,
-  listing: RegisteredListing,
+  listing: SignedListing,
   registeredBy: string | null,
 ): Promise<void> {
   const { seq } = await trx
