@@ -129,6 +129,21 @@ describe.each(dialects)('aar verify-audit on %s', (dialect) => {
     expect(JSON.parse(wrongOrigin.stdout)).toMatchObject({ failure: 'checkpoint_origin_mismatch' });
   });
 
+  it('finds a non-empty log without a signed checkpoint invalid: nothing signed ties it to the service', async () => {
+    const fresh = await startTestRuntime({ dialect });
+    try {
+      const app = await buildPurchaseWorld(await fresh.app.listen({ host: '127.0.0.1', port: 0 }), ADMIN_TOKEN);
+      await app.must('POST', '/v1/entities', { type: 'person', id: 'bob', display_name: 'Bob' });
+      const args = ['--data-dir', fresh.dataDir, '--json'];
+      if (dialect === 'postgres') args.push('--database-url', fresh.ctx.config.databaseUrl!);
+      const res = await cli(args);
+      expect(res.code, res.stderr).toBe(1);
+      expect(JSON.parse(res.stdout)).toMatchObject({ valid: false, failure: 'checkpoint_missing', checkpoint: null });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('exits 2 on a usage error or a store that is not there', async () => {
     const unknownFlag = await cli([...storeArgs(), '--no-such-flag']);
     expect(unknownFlag.code).toBe(2);
