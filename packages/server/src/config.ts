@@ -26,7 +26,8 @@ export interface AppConfig {
   approvalTtlSeconds: number;
   /**
    * The base URLs this service answers under (CONTRACT section 7: AAR_PUBLIC_URL, comma-separated; default the issuer
-   * URL). A request signature's `@target-uri` is rebuilt from these and the request path, never from request headers.
+   * URL, plus its loopback names on a loopback-bound server: loopbackNames()). A request signature's `@target-uri` is
+   * rebuilt from these and the request path, never from request headers.
    */
   publicUrls: string[];
   /** a checkpoint is signed at least this often while entries arrive, seconds (CONTRACT section 8: 10) */
@@ -49,7 +50,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     port,
     dataDir: resolve(overrides.dataDir ?? env.AAR_DATA_DIR ?? './data'),
     databaseUrl: overrides.databaseUrl ?? (env.DATABASE_URL || undefined),
-    issuerUrl: overrides.issuerUrl ?? env.AAR_ISSUER_URL ?? `http://${host}:${port}`,
+    issuerUrl: overrides.issuerUrl ?? env.AAR_ISSUER_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     bootstrapToken: overrides.bootstrapToken ?? (env.AAR_BOOTSTRAP_TOKEN || undefined),
     logLevel: overrides.logLevel ?? env.AAR_LOG_LEVEL ?? 'info',
     rateLimit: overrides.rateLimit ?? intFrom(env, 'AAR_RATE_LIMIT', 6000, 1, 10_000_000),
@@ -65,7 +66,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     webhookAllowInsecure: overrides.webhookAllowInsecure ?? boolFrom(env, 'AAR_WEBHOOK_ALLOW_INSECURE', false),
     consoleDir: overrides.consoleDir ?? (env.AAR_CONSOLE_DIR ? resolve(env.AAR_CONSOLE_DIR) : undefined),
   };
-  base.publicUrls = overrides.publicUrls ?? publicUrlsFrom(env.AAR_PUBLIC_URL, base.issuerUrl);
+  base.publicUrls =
+    overrides.publicUrls ??
+    (isUnset(env.AAR_PUBLIC_URL)
+      ? withLoopbackNames(publicUrlsFrom(undefined, base.issuerUrl), host)
+      : publicUrlsFrom(env.AAR_PUBLIC_URL, base.issuerUrl));
   if (base.bootstrapToken !== undefined && base.bootstrapToken.length < 1) {
     throw new ConfigError('AAR_BOOTSTRAP_TOKEN must not be empty');
   }
@@ -77,6 +82,44 @@ export class ConfigError extends Error {
 }
 
 const MAX_PUBLIC_URLS = 8;
+
+function isUnset(raw: string | undefined): boolean {
+  return raw === undefined || raw.trim() === '';
+}
+
+/** The names of this machine's loopback interface, as a URL's host: what a client on the same machine may write. */
+const LOOPBACK_URL_HOSTS = ['127.0.0.1', 'localhost', '[::1]'] as const;
+
+/** Whether a listen address (AAR_HOST) or URL host is the loopback interface only. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * The default public URL (the issuer URL) and, when the service listens on loopback only and that URL names a
+ * loopback host, the same URL under each loopback name (`http://localhost:8080`, `http://127.0.0.1:8080`,
+ * `http://[::1]:8080`): the README's `localhost` examples and an SDK signing for `localhost` then verify (issue 26).
+ * Never otherwise: on a non-loopback address, with AAR_PUBLIC_URL set, or with an issuer URL naming another host,
+ * the signed `@target-uri` must name exactly what the operator configured. Attacker assumption: only a process on
+ * this machine reaches a loopback-bound listener. What the aliases add is that a signature an agent made for another
+ * service of this machine, on the same port under another loopback name, would verify here if replayed within the
+ * freshness window before its nonce is used: a development set-up's risk, which AAR_PUBLIC_URL removes.
+ */
+function withLoopbackNames(defaults: string[], listenHost: string): string[] {
+  if (!isLoopbackHost(listenHost)) return defaults;
+  const out = [...defaults];
+  for (const entry of defaults) {
+    const url = new URL(entry);
+    if (!isLoopbackHost(url.hostname)) continue;
+    for (const name of LOOPBACK_URL_HOSTS) {
+      const alias = new URL(entry);
+      alias.hostname = name;
+      out.push(`${alias.origin}${alias.pathname.replace(/\/+$/, '')}`);
+    }
+  }
+  return [...new Set(out)];
+}
 
 /** Each entry must be an absolute http(s) URL with no query or fragment; a trailing slash is dropped. */
 function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
