@@ -1,8 +1,9 @@
 /**
- * An allowed `purchase.request_approval` creates and pushes an approval (services/authorize/commit-decision.ts), and
- * the audit chain still verifies afterwards, on each database: the record checkers expect exactly what the decision
- * wrote (an approval on that allowed decision, its `ns.decision.requires_approval` entry, an approval bound to the
- * purchase itself), and still flag an approval on an allowed decision that creates none.
+ * Decisions the audit chain once called tampered, on each database. An allowed `purchase.request_approval` creates
+ * and pushes an approval (services/authorize/commit-decision.ts): the record checkers expect exactly what the
+ * decision wrote (an approval on that allowed decision, its `ns.decision.requires_approval` entry, an approval bound
+ * to the purchase itself), and still flag an approval on an allowed decision that creates none. A decision allowed by
+ * an alternative covering chain names that chain's leaf (found by audit-chain-property.test.ts).
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +50,32 @@ describe.each(dialects)('an allowed request_approval and GET /v1/audit/verify on
     expect(decided.status).toBe(200);
     const buy = await world.authorize(world.purchase(120, { policy_decision_id: ask.body.policy_decision_id }));
     expect(buy.body).toMatchObject({ decision: 'allow_with_constraints', reason: 'approved_by_principal' });
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+
+  it('verifies a decision allowed by an alternative grant chain (not the newest covering grant)', async () => {
+    const newer = await world.must('POST', '/v1/grants', {
+      principal_entity_id: 'ns:entity:person:alice',
+      actor_entity_id: 'ns:entity:agent:shopper-1',
+      capability_id: 'ns:capability:payment_action:card_purchase',
+      resource_id: 'ns:credential:card-token:tok-1',
+      scope: {
+        max_amount_per_purchase: { amount: 500, currency: 'EUR' },
+        max_daily_amount: { amount: 10_000, currency: 'EUR' },
+        requires_approval_above: { amount: 20, currency: 'EUR' },
+        valid_until: inOneYear(),
+      },
+    });
+    const buy = await world.authorize(world.purchase(30));
+    // the newest grant would hold it for approval; the older one allows it, and decide keeps the most permissive
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints' });
+    const row = await rt.ctx.store.db
+      .selectFrom('decisions')
+      .select('leaf_grant_id')
+      .where('policy_decision_id', '=', buy.body.policy_decision_id)
+      .executeTakeFirstOrThrow();
+    expect(row.leaf_grant_id).toBe(world.grant.grant_id);
+    expect(row.leaf_grant_id).not.toBe(newer.grant_id);
     expect(await verify()).toMatchObject({ valid: true });
   });
 

@@ -6,7 +6,7 @@
  * the decision (state columns, write-once-guards.ts); the outcome's changes are events of their own.
  * Pages by `seq`: O(page) memory.
  */
-import { canonicalDecisionRecord, canonicalJson, type DecisionRecordInput } from '@aar/core';
+import { canonicalDecisionRecord, canonicalJson, decidingChain, type DecisionRecordInput } from '@aar/core';
 import type { Kysely, Selectable } from 'kysely';
 import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
@@ -68,7 +68,8 @@ function decisionProblem(
   const request = input.request as unknown as Record<string, unknown>;
   const result = input.result as unknown as Record<string, unknown>;
   const map = input.decision_map as unknown as Record<string, unknown>;
-  const grants = (input.snapshot as unknown as { grants?: Array<{ grant_id?: unknown }> }).grants ?? [];
+  // the chain that decided: the first, or the alternative decide chose (aar-decide/1.2.0), as commit-decision.ts names it
+  const grants = decidingChain(input.snapshot, input.result) as Array<{ grant_id?: unknown } | undefined>;
   const reservation = result.reservation ?? null;
   const expected: Record<string, unknown> = {
     decision: result.decision,
