@@ -16,10 +16,23 @@ export interface Fixture {
   vars?: Record<string, unknown>;
   /** Ed25519 key pairs generated for this execution, by name: `{{keys.<name>.public_jwk}}`, `sign.key` */
   keys?: string[];
+  /**
+   * What the deployment must be for the fixture's expectations to hold; the runner finds out before the fixture runs
+   * and skips it, with the reason, when the deployment is not so (or when it cannot tell).
+   */
+  requires?: FixtureRequirement[];
   steps: FixtureStep[];
   /** run after the steps whatever happened (revoking the credentials a fixture made); their failures are ignored */
   cleanup?: FixtureStep[];
 }
+
+/**
+ * `webhook_target_guard`: the deployment refuses webhook targets that are not https or that are at a loopback,
+ * private, link-local… address (its SSRF guard is on: not `AAR_WEBHOOK_ALLOW_INSECURE`). Fixtures that register
+ * such targets and expect a refusal need it; where the guard is off those targets would be registered and delivered to.
+ */
+export const FIXTURE_REQUIREMENTS = ['webhook_target_guard'] as const;
+export type FixtureRequirement = (typeof FIXTURE_REQUIREMENTS)[number];
 
 /** A world: the set-up shared by many fixtures (entities, grants, credentials), run before a fixture's own steps. */
 export interface FixtureWorld {

@@ -4,10 +4,21 @@
  */
 import { AarError, type FieldError } from '../errors/aar-error.ts';
 import { PREDICATE_TESTS } from './check-predicate.ts';
-import type { Fixture, FixtureWorld } from './fixture.ts';
+import { FIXTURE_REQUIREMENTS, type Fixture, type FixtureWorld } from './fixture.ts';
 import { isConformanceProfile } from './profiles.ts';
 
-const FIXTURE_MEMBERS = ['fixture_id', 'profile', 'title', 'description', 'world', 'vars', 'keys', 'steps', 'cleanup'];
+const FIXTURE_MEMBERS = [
+  'fixture_id',
+  'profile',
+  'title',
+  'description',
+  'world',
+  'vars',
+  'keys',
+  'requires',
+  'steps',
+  'cleanup',
+];
 const WORLD_MEMBERS = ['world', 'description', 'vars', 'keys', 'steps', 'cleanup'];
 const STEP_MEMBERS = ['id', 'title', 'wait', 'request', 'expect', 'capture'];
 const REQUEST_MEMBERS = [
@@ -63,6 +74,12 @@ export function parseFixture(value: unknown): Fixture {
     c.string(o, 'title', '', true);
     c.string(o, 'description', '');
     c.string(o, 'world', '');
+    if (
+      o.requires !== undefined &&
+      (!Array.isArray(o.requires) || o.requires.some((r) => !(FIXTURE_REQUIREMENTS as readonly unknown[]).includes(r)))
+    ) {
+      c.error('/requires', `must be an array of ${FIXTURE_REQUIREMENTS.join(', ')}`);
+    }
     checkBody(c, o);
   }
   return done<Fixture>(c, value);

@@ -7,6 +7,8 @@ import { cardTokenView } from '../services/card-tokens/card-token-view.ts';
 import { createCardToken } from '../services/card-tokens/create-card-token.ts';
 import { findCardToken } from '../services/card-tokens/find-card-token.ts';
 import { listCardTokens } from '../services/card-tokens/list-card-tokens.ts';
+import { includesRunArtifacts } from '../services/conformance/run-artifacts.ts';
+import { includeConformanceProperty } from './include-conformance-query.ts';
 import { setCardTokenState } from '../services/card-tokens/set-card-token-state.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
 import { IdParams, Timestamp } from './schemas.ts';
@@ -72,16 +74,22 @@ export async function cardTokenRoutes(app: FastifyInstance, ctx: AppContext): Pr
       description:
         'Card tokens in creation order, a page at a time (`limit`, `cursor`), optionally of one principal. For a ' +
         'principal credential the `principal_entity_id` filter is always its own principal. The network token ' +
-        'itself is never returned, only `network`, `last4` and `expires`.',
+        'itself is never returned, only `network`, `last4` and `expires`. What conformance-kit runs created is left ' +
+        'out unless `include_conformance=true`.',
       querystring: Type.Object(
-        { ...pageQueryProperties, principal_entity_id: Type.Optional(Type.String()) },
+        { ...pageQueryProperties, ...includeConformanceProperty, principal_entity_id: Type.Optional(Type.String()) },
         { additionalProperties: false },
       ),
       response: { 200: pageSchema(CardToken) },
     },
     handler: async (req) => {
       const own = req.credential?.role === 'principal' ? (req.credential.principal_entity_id ?? undefined) : undefined;
-      return listCardTokens(ctx, pageRequest(req.query), own ?? req.query.principal_entity_id);
+      return listCardTokens(
+        ctx,
+        pageRequest(req.query),
+        own ?? req.query.principal_entity_id,
+        includesRunArtifacts(req.query),
+      );
     },
   });
 

@@ -9,6 +9,7 @@ import { CONFORMANCE_PROFILE_DEFINITIONS, CONFORMANCE_PROFILE_IDS } from '@aar/c
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { getConformanceRun } from '../services/conformance/conformance-runs.ts';
+import { retireRun } from '../services/conformance/retire-run.ts';
 import { installedKit, runConformanceOnSelf } from '../services/conformance/run-self.ts';
 import { IdParams } from './schemas.ts';
 
@@ -152,7 +153,37 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
     },
     handler: async (req) => (await getConformanceRun(ctx, req.params.id)) as unknown as Record<string, unknown>,
   });
+
+  r.post('/v1/conformance/runs/:id/retire', {
+    config: { roles: ['admin'] },
+    schema: {
+      tags,
+      summary: 'Retire what a conformance run created',
+      operationId: 'retireConformanceRun',
+      description:
+        'What the requests of run `id` created (the runner names its run in the `AAR-Conformance-Run` header, ' +
+        '`ns:conformance_report:<uuid>`) is retired: webhook endpoints deleted, credentials and grants revoked, ' +
+        'entities tombstoned, listings, merchants and card tokens withdrawn. It is left out of the default lists, ' +
+        'search and trust scores from its creation on (`include_conformance=true` lists it). The runner calls this ' +
+        'when a run ends; idempotent (counts what this call retired; `failed`: left for a later call).',
+      params: IdParams,
+      response: {
+        200: Type.Object({ run_id: Type.String(), retired: RetiredKinds, failed: Type.Integer() }),
+      },
+    },
+    handler: async (req) => retireRun(ctx, req.credential, req.params.id),
+  });
 }
+
+const RetiredKinds = Type.Object({
+  webhook_endpoint: Type.Integer({ description: 'deleted' }),
+  token: Type.Integer({ description: 'revoked' }),
+  grant: Type.Integer({ description: 'revoked' }),
+  entity: Type.Integer({ description: 'tombstoned' }),
+  listing: Type.Integer({ description: 'withdrawn (left out of search and scores)' }),
+  card_token: Type.Integer({ description: 'withdrawn (left out of the default list)' }),
+  merchant: Type.Integer({ description: 'withdrawn (left out of the default list)' }),
+});
 
 /** Where this instance itself listens: the socket the request came in on, as a loopback URL when it is wildcard. */
 function loopbackUrl(req: FastifyRequest): string {

@@ -8,6 +8,8 @@ import { getEntity } from '../services/entities/get-entity.ts';
 import { listEntities } from '../services/entities/list-entities.ts';
 import { setEntityState } from '../services/entities/set-entity-state.ts';
 import { tombstoneEntity } from '../services/entities/tombstone-entity.ts';
+import { includesRunArtifacts } from '../services/conformance/run-artifacts.ts';
+import { includeConformanceProperty } from './include-conformance-query.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
 import { IdParams, Timestamp } from './schemas.ts';
 
@@ -40,7 +42,12 @@ const CreateEntityBody = Type.Object(
 );
 
 const ListQuery = Type.Object(
-  { ...pageQueryProperties, type: Type.Optional(EntityType), state: Type.Optional(EntityState) },
+  {
+    ...pageQueryProperties,
+    ...includeConformanceProperty,
+    type: Type.Optional(EntityType),
+    state: Type.Optional(EntityState),
+  },
   { additionalProperties: false },
 );
 
@@ -73,11 +80,16 @@ export async function entityRoutes(app: FastifyInstance, ctx: AppContext): Promi
       description:
         'Entities in creation order, a page at a time (`limit`, then `cursor` = the `next_cursor` of the previous ' +
         'page; `null` when there is no more). Filter by `type` and `state`. Tombstoned entities are listed, without ' +
-        'their personal data.',
+        'their personal data. What conformance-kit runs created is left out unless `include_conformance=true`.',
       querystring: ListQuery,
       response: { 200: pageSchema(Entity) },
     },
-    handler: async (req) => listEntities(ctx, pageRequest(req.query), { type: req.query.type, state: req.query.state }),
+    handler: async (req) =>
+      listEntities(ctx, pageRequest(req.query), {
+        type: req.query.type,
+        state: req.query.state,
+        includeConformance: includesRunArtifacts(req.query),
+      }),
   });
 
   r.get('/v1/entities/:id', {

@@ -11,6 +11,8 @@ import { revokeGrant } from '../services/grants/revoke-grant.ts';
 import { listGrants } from '../services/grants/list-grants.ts';
 import { PURCHASE_ACTIONS } from '../services/grants/purchase-actions.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
+import { includeConformanceProperty } from './include-conformance-query.ts';
+import { includesRunArtifacts } from '../services/conformance/run-artifacts.ts';
 import { IdParams, MoneySchema, Timestamp } from './schemas.ts';
 
 const StringList = Type.Array(Type.String(), { maxItems: 1000 });
@@ -130,6 +132,7 @@ const DelegationChain = Type.Object(
 const ListQuery = Type.Object(
   {
     ...pageQueryProperties,
+    ...includeConformanceProperty,
     principal_entity_id: Type.Optional(Type.String()),
     actor_entity_id: Type.Optional(Type.String()),
     state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('revoked')])),
@@ -182,7 +185,8 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
       description:
         'Grants in creation order, a page at a time (`limit`, `cursor`), filtered by principal, actor, `state` or ' +
         'parent (`parent_grant_id`: its direct children). A principal credential sees the grants of its own ' +
-        'principal only, whatever filter it sends.',
+        'principal only, whatever filter it sends. What conformance-kit runs created is left out unless ' +
+        '`include_conformance=true`.',
       querystring: ListQuery,
       response: { 200: pageSchema(Grant) },
     },
@@ -196,6 +200,7 @@ export async function grantRoutes(app: FastifyInstance, ctx: AppContext): Promis
         actor_entity_id: q.actor_entity_id ? (tryParseEntityId(q.actor_entity_id)?.id ?? q.actor_entity_id) : undefined,
         state: q.state,
         parent_grant_id: q.parent_grant_id,
+        includeConformance: includesRunArtifacts(q),
       });
     },
   });

@@ -28,10 +28,13 @@ import { riskSignalRoutes } from './risk-signals.ts';
 import { tokenSelfRoutes } from './token-self.ts';
 import { runtimeRoutes } from './runtime.ts';
 import { tokenRoutes } from './tokens.ts';
+import { registerRunMarker } from '../services/conformance/run-marker.ts';
 import { webhookEndpointRoutes } from './webhook-endpoints.ts';
 
 /** One file per resource; each registers its own routes with their schemas (which feed the OpenAPI document). */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // before every route: what a conformance run creates is marked with its run (services/conformance/run-marker.ts)
+  registerRunMarker(app, ctx);
   const resources = [jwksRoutes, entityRoutes, cardTokenRoutes, merchantRoutes, grantRoutes, tokenRoutes, eventRoutes];
   for (const register of [...resources, decisionRoutes, approvalRoutes, riskSignalRoutes, referenceRoutes]) {
     await register(app, ctx);

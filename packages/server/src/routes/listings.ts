@@ -16,6 +16,7 @@ import {
 } from '../services/marketplace/listing-document.ts';
 import { registerListing } from '../services/marketplace/register-listing.ts';
 import { searchListings } from '../services/marketplace/search-listings.ts';
+import { includeConformanceProperty } from './include-conformance-query.ts';
 import { pageQueryProperties, pageRequest, pageSchema } from './pagination.ts';
 import { IdParams, SINGLE_LINE_TEXT, Timestamp } from './schemas.ts';
 
@@ -28,9 +29,25 @@ const facets = <T extends typeof FacetValue | typeof Jurisdiction>(item: T, desc
   Type.Array(item, { maxItems: MAX_FACET_VALUES, description });
 
 const Publisher = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE_TEXT }), tier: oneOf(PUBLISHER_TIERS) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: SINGLE_LINE_TEXT }),
+    tier: oneOf(PUBLISHER_TIERS),
+    entity_id: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description:
+          'the publisher as an entity of this service (`ns:entity:organisation:<id>`): the `public_key_jwk` it ' +
+          'registered is the only key its conformance report is checked against',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
+
+const DeploymentUrl = Type.String({
+  maxLength: 500,
+  description: 'the https base URL of the deployment the listing offers: its conformance report must be about it',
+});
 
 const CreateBody = Type.Object(
   {
@@ -48,6 +65,18 @@ const CreateBody = Type.Object(
     conformance_report_id: Type.Optional(
       Type.String({ maxLength: 100, description: '`ns:conformance_report:<uuid>`' }),
     ),
+    conformance_report: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'a signed `ns.conformance_report.v1` of `deployment_url`, signed by the publisher entity’s registered ' +
+            'key; stored, and named by the listing’s `conformance_report_id`',
+        },
+      ),
+    ),
+    deployment_url: Type.Optional(DeploymentUrl),
     declared_profiles: Type.Optional(
       Type.Array(oneOf(CONFORMANCE_PROFILES), {
         maxItems: 16,
@@ -85,6 +114,7 @@ const Listing = Type.Object(
     pricing_model: oneOf(PRICING_MODELS),
     connector_id: Type.Union([Type.String(), Type.Null()]),
     conformance_report_id: Type.Union([Type.String(), Type.Null()]),
+    deployment_url: Type.Optional(DeploymentUrl),
     declared_profiles: Type.Array(Type.String()),
     registered_at: Timestamp,
     trust_score: Type.Object({
@@ -105,6 +135,7 @@ const Listing = Type.Object(
 const SearchQuery = Type.Object(
   {
     ...pageQueryProperties,
+    ...includeConformanceProperty,
     sector: Type.Optional(FacetValue),
     regime: Type.Optional(FacetValue),
     jurisdiction: Type.Optional(Jurisdiction),
@@ -154,15 +185,17 @@ export async function listingRoutes(app: FastifyInstance, ctx: AppContext): Prom
       description:
         'Listings in registration order matching every filter given, each signed with its trust score computed ' +
         'as of the current UTC hour, a page at a time (`limit`, `cursor`). With `min_score` a page may hold fewer ' +
-        'than `limit` listings: follow `next_cursor` until it is null.',
+        'than `limit` listings: follow `next_cursor` until it is null. Listings that conformance-kit runs registered ' +
+        'are left out unless `include_conformance=true`.',
       querystring: SearchQuery,
       response: { 200: pageSchema(Listing) },
     },
     handler: async (req) => {
-      const { limit, cursor, min_score, ...filters } = req.query;
+      const { limit, cursor, min_score, include_conformance, ...filters } = req.query;
       const page = pageRequest({ limit, cursor });
       return searchListings(ctx, {
         ...filters,
+        include_conformance: include_conformance === 'true',
         min_score: min_score === undefined ? undefined : Number(min_score),
         limit: page.limit,
         afterSeq: page.afterSeq,

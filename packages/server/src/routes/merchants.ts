@@ -6,7 +6,9 @@ import type { AppContext } from '../app-context.ts';
 import { createMerchant } from '../services/merchants/create-merchant.ts';
 import { MERCHANT_CATEGORY_PATTERN } from '../services/merchants/merchant-category.ts';
 import { merchantView } from '../services/merchants/merchant-view.ts';
-import { pageRequest, PageQuery, pageSchema, toPage } from './pagination.ts';
+import { notRunArtifact, includesRunArtifacts } from '../services/conformance/run-artifacts.ts';
+import { includeConformanceProperty } from './include-conformance-query.ts';
+import { pageQueryProperties, pageRequest, pageSchema, toPage } from './pagination.ts';
 import { IdParams, Timestamp } from './schemas.ts';
 
 const Merchant = Type.Object({
@@ -60,19 +62,24 @@ export async function merchantRoutes(app: FastifyInstance, ctx: AppContext): Pro
       operationId: 'listMerchants',
       description:
         'Merchants in registration order, a page at a time (`limit`, then `cursor` = the previous `next_cursor`; ' +
-        '`null` at the end). Read-only for runtime and auditor credentials.',
-      querystring: PageQuery,
+        '`null` at the end). Read-only for runtime and auditor credentials. What conformance-kit runs created is ' +
+        'left out unless `include_conformance=true`.',
+      querystring: Type.Object(
+        { ...pageQueryProperties, ...includeConformanceProperty },
+        { additionalProperties: false },
+      ),
       response: { 200: pageSchema(Merchant) },
     },
     handler: async (req) => {
       const page = pageRequest(req.query);
-      const rows = await ctx.store.db
+      let query = ctx.store.db
         .selectFrom('merchants')
         .selectAll()
         .where('seq', '>', page.afterSeq)
         .orderBy('seq')
-        .limit(page.limit + 1)
-        .execute();
+        .limit(page.limit + 1);
+      if (!includesRunArtifacts(req.query)) query = query.where(notRunArtifact('merchants.merchant_id'));
+      const rows = await query.execute();
       return toPage(rows, page.limit, merchantView);
     },
   });

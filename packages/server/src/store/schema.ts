@@ -401,9 +401,30 @@ export interface ConformanceRunsTable {
   failed: number;
   /** the signed `ns.conformance_report.v1`, RFC 8785 JSON */
   document: Json;
+  /** `self`: a self-run signed by this service; `publisher`: brought by a listing, signed by its publisher (0015) */
+  origin: Generated<'self' | 'publisher'>;
   created_by: string | null;
   created_at: Timestamp;
 }
+
+/** What a conformance-kit run created (migration 0015): left out of default lists, retired at the run's end. */
+export interface ConformanceArtifactsTable {
+  seq: Seq;
+  run_id: string;
+  kind: ConformanceArtifactKind;
+  ref: string;
+  created_at: Timestamp;
+  retired_at: Timestamp | null;
+}
+
+export type ConformanceArtifactKind =
+  | 'entity'
+  | 'grant'
+  | 'listing'
+  | 'webhook_endpoint'
+  | 'card_token'
+  | 'merchant'
+  | 'token';
 
 /** One row per signed self-audit report (migration 0012), write-once. */
 export interface SelfAuditRunsTable {
@@ -437,6 +458,7 @@ export interface CertificationAttestationsTable {
 
 export interface Database {
   conformance_runs: ConformanceRunsTable;
+  conformance_artifacts: ConformanceArtifactsTable;
   self_audit_runs: SelfAuditRunsTable;
   api_token_usage: ApiTokenUsageTable;
   certification_attestations: CertificationAttestationsTable;

@@ -33,6 +33,7 @@ export async function storeConformanceReport(
   ctx: AppContext,
   report: ConformanceReport,
   createdBy: string | null,
+  origin: 'self' | 'publisher' = 'self',
 ): Promise<void> {
   await ctx.writer.run(async (trx) => {
     await trx
@@ -43,6 +44,7 @@ export async function storeConformanceReport(
         fixtures: report.summary.fixtures,
         failed: report.summary.failed,
         document: canonicalJson(report),
+        origin,
         created_by: createdBy,
         created_at: report.finished_at,
       })
@@ -62,11 +64,25 @@ export async function getConformanceRun(ctx: AppContext, id: string): Promise<Co
   return JSON.parse(row.document) as ConformanceReport;
 }
 
+/** A stored report with who signed it (`self` or `publisher`), or undefined. */
+export async function storedConformanceReport(
+  ctx: AppContext,
+  reportId: string,
+): Promise<{ report: ConformanceReport; origin: 'self' | 'publisher' } | undefined> {
+  const row = await ctx.store.db
+    .selectFrom('conformance_runs')
+    .select(['document', 'origin'])
+    .where('report_id', '=', reportId)
+    .executeTakeFirst();
+  return row && { report: JSON.parse(row.document) as ConformanceReport, origin: row.origin };
+}
+
 /** The most recent self-run (by completion), or undefined when the kit never ran here. */
 export async function latestConformanceRun(ctx: AppContext): Promise<ConformanceRunSummary | undefined> {
   const row = await ctx.store.db
     .selectFrom('conformance_runs')
     .select(['report_id', 'passed', 'fixtures', 'failed', 'created_at'])
+    .where('origin', '=', 'self')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();

@@ -19,6 +19,8 @@ export interface PrepareContext {
   signingOrigin: string;
   /** the runner's token, the default credential */
   token: string;
+  /** sent on every request, after the step's own headers (the run marker) */
+  runHeaders?: Readonly<Record<string, string>>;
   keys: SigningKeys;
   /** unix milliseconds */
   now: () => number;
@@ -38,6 +40,7 @@ export async function prepareRequest(request: StepRequest, ctx: PrepareContext):
   }
   if (request.idempotency_key !== undefined) headers['idempotency-key'] = request.idempotency_key;
   for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(ctx.runHeaders ?? {})) headers[name.toLowerCase()] = value;
   if (request.sign) {
     const key = ctx.keys.get(request.sign.key);
     if (!key) throw new Error(`sign.key \`${request.sign.key}\` is not one of the fixture's keys`);

@@ -19,9 +19,11 @@ import {
   type StepWait,
 } from '@aar/core';
 import { checkExpectations } from './check-expectations.ts';
-import { exchange, type PreparedRequest } from './http-exchange.ts';
+import { exchange, type Exchange, type PreparedRequest } from './http-exchange.ts';
 import { prepareRequest } from './prepare-request.ts';
 import type { SchemaValidators } from './schema-validators.ts';
+import type { WebhookGuardState } from './webhook-guard-probe.ts';
+import { isLoopbackTarget, unsafeWebhookTarget, webhookTargetOf } from './webhook-target-safety.ts';
 
 export interface RunTarget {
   /** where requests go, e.g. `http://127.0.0.1:8080` */
@@ -39,6 +41,10 @@ export interface FixtureEnvironment {
   /** unix milliseconds */
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** whether the deployment's webhook target guard is on (probed once per run, on first use) */
+  webhookGuard: () => Promise<WebhookGuardState>;
+  /** headers sent on every request of the run (the run marker, run-marker.ts) */
+  runHeaders?: Readonly<Record<string, string>>;
 }
 
 const NOW_OFFSET = /^\$now([+-]\d+)$/;
@@ -61,6 +67,11 @@ export async function runFixture(
     failures,
     ...(skip === undefined ? {} : { skip_reason: skip }),
   });
+  // a fixture whose expectations hold only on a deployment of some kind is skipped before anything is created
+  if (fixture.requires?.includes('webhook_target_guard')) {
+    const guard = await env.webhookGuard();
+    if (!guard.on) return result('skipped', [], guard.reason);
+  }
   const steps: FixtureStep[] = [...(world?.steps ?? []), ...fixture.steps];
   const state = new FixtureState(fixture, world, env);
   let outcome: FixtureResult | undefined;
@@ -91,7 +102,16 @@ async function runStep(
       ? state.sent(step.request.repeat)
       : await prepareRequest(resolveTemplate(step.request, state.lookup) as StepRequest, state.prepareContext());
     if (step.id !== undefined) state.remember(step.id, prepared);
+    const webhookTarget = webhookTargetOf(prepared, env.target.baseUrl);
+    if (webhookTarget !== undefined) {
+      const expected = step.expect?.status;
+      const statuses = expected === undefined ? undefined : Array.isArray(expected) ? expected : [expected];
+      const unsafe = unsafeWebhookTarget(prepared, env.target.baseUrl, await env.webhookGuard(), statuses);
+      if (unsafe !== undefined) return new Skip(unsafe);
+    }
     const res = await exchange(prepared);
+    if (webhookTarget !== undefined && !isLoopbackTarget(webhookTarget))
+      await deleteAcceptedEndpoint(res, prepared, env);
     if (step.expect) {
       const expect = resolveTemplate(step.expect, state.lookup) as StepExpect;
       const failures = await checkExpectations(res, expect, env.schemas, env.jwks);
@@ -107,6 +127,23 @@ async function runStep(
     if (error instanceof Skip) return error;
     return [{ ...at, message: (error as Error).message }];
   }
+}
+
+/**
+ * A registration at a non-loopback target, sent because a refusal was expected, was accepted (a deployment whose
+ * guard misses a range): the endpoint is deleted at once, so the worker never delivers to it.
+ */
+async function deleteAcceptedEndpoint(res: Exchange, sent: PreparedRequest, env: FixtureEnvironment): Promise<void> {
+  if (res.status < 200 || res.status >= 300 || sent.method !== 'POST') return;
+  const id = (res.json as { endpoint_id?: unknown } | undefined)?.endpoint_id;
+  if (typeof id !== 'string') return;
+  const step = sent.url.slice(env.target.baseUrl.length);
+  if (step !== '/v1/webhook-endpoints') return;
+  await exchange({
+    method: 'DELETE',
+    url: `${env.target.baseUrl}/v1/webhook-endpoints/${encodeURIComponent(id)}`,
+    headers: { ...env.runHeaders, authorization: `Bearer ${env.target.token}` },
+  }).catch(() => undefined);
 }
 
 /** Captures, variables, keys and the requests sent, for one execution of one fixture. */
@@ -189,6 +226,7 @@ class FixtureState {
       baseUrl: this.env.target.baseUrl,
       signingOrigin: this.env.target.signingOrigin ?? this.env.target.baseUrl,
       token: this.env.target.token,
+      runHeaders: this.env.runHeaders ?? {},
       keys: { get: (name: string) => this.#keys.get(name)?.privateKey },
       now: this.env.now,
     };

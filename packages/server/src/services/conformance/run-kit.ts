@@ -14,9 +14,12 @@ import {
   type Jwks,
   type UnsignedConformanceReport,
 } from '@aar/core';
+import { exchange } from './http-exchange.ts';
 import type { ConformanceKit, LoadedFixture } from './load-kit.ts';
-import { runFixture, type RunTarget } from './run-fixture.ts';
+import { RUN_HEADER } from './run-artifacts.ts';
+import { runFixture, type FixtureEnvironment, type RunTarget } from './run-fixture.ts';
 import type { SchemaValidators } from './schema-validators.ts';
+import { probeWebhookGuard, type WebhookGuardState } from './webhook-guard-probe.ts';
 
 export interface RunKitOptions {
   kit: ConformanceKit;
@@ -30,10 +33,15 @@ export interface RunKitOptions {
   concurrency?: number;
   /** called as each fixture ends (progress bars) */
   onResult?: (result: FixtureResult, done: number, total: number) => void;
-  /** the report id; default a fresh `ns:conformance_report:<uuid>` */
+  /** the report id, also the run marker (run-artifacts.ts); default a fresh `ns:conformance_report:<uuid>` */
   reportId?: string;
   now?: () => number;
+  /** called once the run's artifacts were retired (or with the error that prevented it) */
+  onRetired?: (outcome: RetireOutcome) => void;
 }
+
+/** What the deployment answered to the retirement of the run's artifacts (`POST /v1/conformance/runs/{id}/retire`). */
+export type RetireOutcome = { retired: Record<string, number>; failed: number } | { error: string };
 
 export function selectFixtures(
   kit: ConformanceKit,
@@ -56,14 +64,20 @@ export async function runConformanceKit(options: RunKitOptions): Promise<Unsigne
   const selected = selectFixtures(options.kit, options.profiles, options.fixtureIds);
   const base = options.target.baseUrl.replace(/\/+$/, '');
   const target: RunTarget = { ...options.target, baseUrl: base };
+  const reportId = options.reportId ?? `ns:conformance_report:${randomUUID()}`;
+  // every request names the run, so what it creates is marked, kept out of default lists, and retired at the end
+  const runHeaders = { [RUN_HEADER]: reportId };
   let jwksPromise: Promise<Jwks> | undefined;
   const jwks = () => (jwksPromise ??= fetchJwks(base));
-  const env = {
+  let guardPromise: Promise<WebhookGuardState> | undefined;
+  const env: FixtureEnvironment = {
     target,
     schemas: options.schemas,
     jwks,
     now,
     sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+    webhookGuard: () => (guardPromise ??= probeWebhookGuard(target, runHeaders)),
+    runHeaders,
   };
   const results: FixtureResult[] = new Array(selected.length);
   let next = 0;
@@ -78,11 +92,15 @@ export async function runConformanceKit(options: RunKitOptions): Promise<Unsigne
     }
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    options.onRetired?.(await retireArtifacts(target, reportId));
+  }
   const summary = summarizeFixtureResults(results);
   return {
     schema_version: CONFORMANCE_REPORT_SCHEMA,
-    report_id: options.reportId ?? `ns:conformance_report:${randomUUID()}`,
+    report_id: reportId,
     kit: { version: options.kit.version, fixtures: options.kit.fixtures.length, digest: options.kit.digest },
     target: { base_url: options.target.signingOrigin ?? base, server_version: await serverVersion(base) },
     profiles_requested:
@@ -94,6 +112,22 @@ export async function runConformanceKit(options: RunKitOptions): Promise<Unsigne
     finished_at: new Date(now()).toISOString(),
     results,
   };
+}
+
+/** Asks the deployment to retire what the run created; never throws (a failed retirement is reported, not fatal). */
+async function retireArtifacts(target: RunTarget, reportId: string): Promise<RetireOutcome> {
+  try {
+    const res = await exchange({
+      method: 'POST',
+      url: `${target.baseUrl}/v1/conformance/runs/${encodeURIComponent(reportId)}/retire`,
+      headers: { authorization: `Bearer ${target.token}` },
+    });
+    const body = res.json as { retired?: Record<string, number>; failed?: number } | undefined;
+    if (res.status !== 200 || !body?.retired) return { error: `the retirement was answered ${res.status}` };
+    return { retired: body.retired, failed: body.failed ?? 0 };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 }
 
 /** The deployment's JWKS: only well-formed Ed25519 keys are kept (a malformed one fails its documents' checks). */

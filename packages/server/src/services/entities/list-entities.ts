@@ -1,11 +1,14 @@
 import type { AppContext } from '../../app-context.ts';
 import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
 import type { EntitiesTable } from '../../store/index.ts';
+import { notRunArtifact } from '../conformance/run-artifacts.ts';
 import { entityView, type EntityView } from './entity-view.ts';
 
 export interface EntityFilter {
   type?: EntitiesTable['type'] | undefined;
   state?: EntitiesTable['state'] | undefined;
+  /** also what conformance-kit runs created (left out by default) */
+  includeConformance?: boolean | undefined;
 }
 
 export async function listEntities(
@@ -21,5 +24,6 @@ export async function listEntities(
     .limit(page.limit + 1);
   if (filter.type) query = query.where('type', '=', filter.type);
   if (filter.state) query = query.where('state', '=', filter.state);
+  if (!filter.includeConformance) query = query.where(notRunArtifact('entities.entity_id'));
   return toPage(await query.execute(), page.limit, entityView);
 }

@@ -8,9 +8,11 @@
 import { CONFORMANCE_PROFILES, computeTrustScore, type TrustScore, type TrustScoreInputs } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import { findConnector } from '../connectors/connector-catalogue.ts';
-import { getConformanceRun } from '../conformance/conformance-runs.ts';
+import { storedConformanceReport } from '../conformance/conformance-runs.ts';
 import { connectorDeliveryRecords } from '../webhooks/connector-delivery-record.ts';
 import type { RegisteredListing } from './listing-document.ts';
+import { checkListingEvidence } from './listing-evidence.ts';
+import type { ListingWithEvidence } from './normalize-listing.ts';
 
 export const OPERATIONS_WINDOW_DAYS = 30;
 const HOUR_MS = 3_600_000;
@@ -28,18 +30,11 @@ export async function scoreListings(ctx: AppContext, listings: readonly Register
   const from = new Date(Date.parse(asOf) - OPERATIONS_WINDOW_DAYS * DAY_MS).toISOString();
   const connectorIds = listings.flatMap((l) => (l.connector_id === null ? [] : [l.connector_id]));
   const deliveries = await connectorDeliveryRecords(ctx.store.db, connectorIds, from, asOf);
-  const reports = new Map<string, TrustScoreInputs['conformance']['report']>();
-  for (const id of new Set(listings.flatMap((l) => (l.conformance_report_id ? [l.conformance_report_id] : [])))) {
-    const report = await getConformanceRun(ctx, id);
-    reports.set(id, {
-      report_id: id,
-      passed: report.summary.passed,
-      failed: report.summary.failed,
-      finished_at: report.finished_at,
-    });
-  }
-  return listings.map((listing) => {
-    const report = listing.conformance_report_id === null ? null : (reports.get(listing.conformance_report_id) ?? null);
+  // a report feeds a score only once it holds as this listing's evidence (listing-evidence.ts), checked on every
+  // read: the stored row is data, and the publisher's key or the report row may have changed since registration
+  const reports = await Promise.all(listings.map(async (listing) => verifiedReport(ctx, listing)));
+  return listings.map((listing, i) => {
+    const report = reports[i] ?? null;
     const record = listing.connector_id === null ? undefined : deliveries.get(listing.connector_id);
     return computeTrustScore({
       as_of: asOf,
@@ -59,4 +54,26 @@ export async function scoreListings(ctx: AppContext, listings: readonly Register
         : { latest_at: listing.registered_at, source: 'registration' },
     });
   });
+}
+
+/** The listing's report as score input, or null when it names none or the report is not evidence for it. */
+async function verifiedReport(
+  ctx: AppContext,
+  listing: RegisteredListing,
+): Promise<TrustScoreInputs['conformance']['report']> {
+  if (listing.conformance_report_id === null) return null;
+  const stored = await storedConformanceReport(ctx, listing.conformance_report_id);
+  if (!stored) return null;
+  const claimed = listing as ListingWithEvidence;
+  const check = await checkListingEvidence(ctx, stored.report, {
+    publisher_entity_id: claimed.publisher.entity_id ?? null,
+    deployment_url: claimed.deployment_url ?? null,
+  });
+  if (!check.valid) return null;
+  return {
+    report_id: listing.conformance_report_id,
+    passed: check.passed,
+    failed: check.failed,
+    finished_at: check.finished_at,
+  };
 }

@@ -13,6 +13,7 @@ import type { AppContext } from '../../app-context.ts';
 import { encodeCursor, type Page } from '../../routes/pagination.ts';
 import type { ListingsTable } from '../../store/index.ts';
 import type { RegisteredListing, ServedListing } from './listing-document.ts';
+import { notRunArtifact } from '../conformance/run-artifacts.ts';
 import { scoreListings } from './score-listings.ts';
 import { registeredOf, serveListings } from './serve-listings.ts';
 
@@ -24,6 +25,8 @@ export interface ListingSearch {
   publisher_tier?: ListingsTable['publisher_tier'] | undefined;
   q?: string | undefined;
   min_score?: number | undefined;
+  /** also the listings conformance-kit runs registered (left out by default: they are test data, not offers) */
+  include_conformance?: boolean | undefined;
   limit: number;
   afterSeq: number;
 }
@@ -96,6 +99,7 @@ async function matching(
     .where('seq', '>', afterSeq)
     .orderBy('seq')
     .limit(limit);
+  if (!search.include_conformance) query = query.where(notRunArtifact('listings.listing_id'));
   if (search.pricing_model !== undefined) query = query.where('pricing_model', '=', search.pricing_model);
   if (search.publisher_tier !== undefined) query = query.where('publisher_tier', '=', search.publisher_tier);
   for (const [facet, value] of [

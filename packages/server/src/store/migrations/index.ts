@@ -14,6 +14,7 @@ import * as bundles from './0011-bundles.ts';
 import * as selfAudit from './0012-self-audit.ts';
 import * as conformanceRuns from './0013-conformance-runs.ts';
 import * as connectorsAndListings from './0014-connectors-and-listings.ts';
+import * as conformanceArtifacts from './0015-conformance-artifacts.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -38,6 +39,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0012-self-audit', selfAudit],
   ['0013-conformance-runs', conformanceRuns],
   ['0014-connectors-and-listings', connectorsAndListings],
+  ['0015-conformance-artifacts', conformanceArtifacts],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
