@@ -88,7 +88,9 @@ const CreateGrantBody = Type.Object(
     ),
     resource_id: Type.Optional(
       Type.String({
-        description: "the card token credential, `ns:credential:card-token:<id>`; a child inherits its parent's",
+        description:
+          "the card token credential, `ns:credential:card-token:<id>` (the card token's own id `ns:card_token:<id>` " +
+          "is accepted and stored as its credential); a child inherits its parent's",
       }),
     ),
     scope: Type.Optional(GrantScope),

@@ -29,7 +29,15 @@ const AuthorizeBody = Type.Object(
     ),
     scope: Type.Optional(
       Type.Object(
-        { instrument: Type.Optional(Type.String({ description: 'the card token id' })) },
+        {
+          instrument: Type.Optional(
+            Type.String({
+              description:
+                'the card token, `ns:card_token:<id>` (its credential id `ns:credential:card-token:<id>` is accepted ' +
+                'and recorded as `ns:card_token:<id>`)',
+            }),
+          ),
+        },
         { additionalProperties: false },
       ),
     ),
