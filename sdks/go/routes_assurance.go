@@ -86,3 +86,9 @@ func (c *Client) CreateConformanceRun(ctx context.Context, body any, opts ...Req
 func (c *Client) GetConformanceRun(ctx context.Context, id string) (Object, error) {
 	return c.get(ctx, p("/v1/conformance/runs/", id), nil)
 }
+
+// RetireConformanceRun retires what run id created (webhook endpoints deleted, credentials and grants revoked,
+// entities tombstoned, listings withdrawn); idempotent: `{run_id, retired: {kind: count}, failed}`.
+func (c *Client) RetireConformanceRun(ctx context.Context, id string) (Object, error) {
+	return c.post(ctx, p("/v1/conformance/runs/", id, "/retire"), nil)
+}

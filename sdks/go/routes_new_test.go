@@ -70,6 +70,7 @@ func TestNewRoutesSendTheirRequests(t *testing.T) {
 		{"ConformanceFixturesAll", func() error { _, e := c.ConformanceFixtures(ctx, ""); return e }, "GET", "/v1/conformance/fixtures", "", false},
 		{"CreateConformanceRun", func() error { _, e := c.CreateConformanceRun(ctx, body); return e }, "POST", "/v1/conformance/runs", "", true},
 		{"GetConformanceRun", func() error { _, e := c.GetConformanceRun(ctx, id); return e }, "GET", "/v1/conformance/runs/" + esc, "", false},
+		{"RetireConformanceRun", func() error { _, e := c.RetireConformanceRun(ctx, id); return e }, "POST", "/v1/conformance/runs/" + esc + "/retire", "", true},
 		{"Connectors", func() error {
 			_, e := c.Connectors(ctx, url.Values{"family": {"payments"}, "status": {"active"}})
 			return e
@@ -105,7 +106,7 @@ func TestNewRoutesSendTheirRequests(t *testing.T) {
 		if (r.method == "POST") != (r.idempotencyKey != "") {
 			t.Errorf("%s: idempotency key %q on a %s", tc.name, r.idempotencyKey, r.method)
 		}
-		if tc.wantBody && tc.name != "CreateSelfAuditRun" && r.body != `{"probe":1.5}` {
+		if tc.wantBody && tc.name != "CreateSelfAuditRun" && tc.name != "RetireConformanceRun" && r.body != `{"probe":1.5}` {
 			t.Errorf("%s sent body %q", tc.name, r.body)
 		}
 		if !tc.wantBody && r.body != "" {

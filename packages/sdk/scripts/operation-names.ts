@@ -110,6 +110,7 @@ export const OPERATION_NAMES: Readonly<Record<string, string>> = {
   'GET /v1/conformance/fixtures': 'listConformanceFixtures',
   'POST /v1/conformance/runs': 'createConformanceRun',
   'GET /v1/conformance/runs/{id}': 'getConformanceRun',
+  'POST /v1/conformance/runs/{id}/retire': 'retireConformanceRun',
 
   'GET /v1/connectors': 'listConnectors',
   'GET /v1/connectors/{id}': 'getConnector',

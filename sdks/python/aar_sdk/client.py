@@ -404,6 +404,10 @@ class AarClient:
     def get_conformance_run(self, report_id: str) -> Any:
         return self._get(f"/v1/conformance/runs/{_quote(report_id)}")
 
+    def retire_conformance_run(self, report_id: str) -> Any:
+        """Retires what the run created (endpoints deleted, credentials and grants revoked, ...); idempotent."""
+        return self._post(f"/v1/conformance/runs/{_quote(report_id)}/retire")
+
     # -- connectors and listings (CONTRACT section 15) -------------------------------------------------------------
     def list_connectors(self, **filters: Any) -> Any:
         """The catalogue (`{ items }`), filtered by `family`, `connector_type`, `status`, `profile`."""

@@ -41,6 +41,7 @@ CALLS = [
     (lambda c: c.create_conformance_run({"profiles": ["ns.core.v1"]}), "POST", "/v1/conformance/runs",
      {"profiles": ["ns.core.v1"]}),
     (lambda c: c.get_conformance_run(ID), "GET", f"/v1/conformance/runs/{ESC}", None),
+    (lambda c: c.retire_conformance_run(ID), "POST", f"/v1/conformance/runs/{ESC}/retire", {}),
     (lambda c: c.list_connectors(family="payments", status="active"), "GET",
      "/v1/connectors?family=payments&status=active", None),
     (lambda c: c.get_connector("stripe"), "GET", "/v1/connectors/stripe", None),

@@ -23,6 +23,7 @@ import type {
   ComplianceProjectionOptions,
   ComplianceProjectionRequest,
   ConformanceFixtureInfo,
+  ConformanceRunRetirement,
   ConformanceProfileInfo,
   ConnectorFilters,
   DecisionSearchFilters,
@@ -628,6 +629,10 @@ export class AarClient {
   }
   getConformanceRun(id: string, options?: CallOptions): Promise<SignedDocument> {
     return this.#route('GET', '/v1/conformance/runs/{id}', { params: { id } }, options);
+  }
+  /** Retires what run `id` created (endpoints deleted, credentials and grants revoked, …); idempotent (admin). */
+  retireConformanceRun(id: string, options?: CallOptions): Promise<ConformanceRunRetirement> {
+    return this.#route('POST', '/v1/conformance/runs/{id}/retire', { params: { id } }, options);
   }
 
   // -- connectors and marketplace listings (CONTRACT section 15) ----------------------------------------------------

@@ -111,6 +111,13 @@ export interface ConformanceFixtureInfo {
   fixture: Record<string, unknown>;
 }
 
+/** `POST /v1/conformance/runs/{id}/retire`: how many of each kind this call retired; `failed` are left for later. */
+export interface ConformanceRunRetirement {
+  run_id: string;
+  retired: Record<'webhook_endpoint' | 'token' | 'grant' | 'entity' | 'listing' | 'card_token' | 'merchant', number>;
+  failed: number;
+}
+
 export interface ConnectorFilters {
   family?: string;
   connector_type?: string;

@@ -96,6 +96,7 @@ const CASES: Case[] = [
     { profiles: ['ns.core.v1'] },
   ],
   ['getConformanceRun', (c) => c.getConformanceRun(ID), 'GET', `/v1/conformance/runs/${ESC}`],
+  ['retireConformanceRun', (c) => c.retireConformanceRun(ID), 'POST', `/v1/conformance/runs/${ESC}/retire`],
   [
     'listConnectors',
     (c) => c.listConnectors({ family: 'payments', status: 'active' }),
