@@ -88,7 +88,12 @@ beforeAll(async () => {
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(dir, info!.filename);
   expect(info!.filename).toBe(`aar-verify-${version}.tgz`);
-  expect(info!.files.map((f) => f.path).sort()).toEqual(['bin/aar-verify.js', 'dist/aar-verify.js', 'package.json']);
+  expect(info!.files.map((f) => f.path).sort()).toEqual([
+    'README.md',
+    'bin/aar-verify.js',
+    'dist/aar-verify.js',
+    'package.json',
+  ]);
 
   // 2. the auditor's project: installed from the tarball alone
   mkdirSync(project);
