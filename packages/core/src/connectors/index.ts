@@ -19,9 +19,11 @@ export {
 export { findManifestRuleViolations } from './manifest-rules.ts';
 export {
   acceptsSigningProfile,
+  SIGNING_PROFILE_DEFINITIONS,
   SIGNING_PROFILE_IDS,
   signingProfileId,
   signingProfilesOf,
   WEBHOOK_SIGNING_PROFILES,
+  type SigningProfileDefinition,
   type WebhookSigningProfile,
 } from './signing-profiles.ts';

@@ -15,6 +15,46 @@ export function signingProfileId(profile: WebhookSigningProfile): string {
 
 export const SIGNING_PROFILE_IDS: readonly string[] = WEBHOOK_SIGNING_PROFILES.map(signingProfileId);
 
+/** A signing profile as `GET /v1/conformance/profiles` publishes it beside the conformance profiles. */
+export interface SigningProfileDefinition {
+  profile: string;
+  title: string;
+  /** what a receiver that verifies it checks */
+  description: string;
+  /** the conformance profile whose suite covers webhooks (endpoints, SSRF, the catalogue) */
+  conformance_profile: 'ns.webhooks.v1';
+}
+
+const SIGNING_PROFILE_TEXT: Record<WebhookSigningProfile, Pick<SigningProfileDefinition, 'title' | 'description'>> = {
+  shared_secret: {
+    title: 'Webhooks signed with a shared secret',
+    description:
+      'Standard Webhooks `v1`: HMAC-SHA256 over `{id}.{timestamp}.{body}` with the endpoint’s `whsec_` secret; the ' +
+      'body is the envelope, itself signed by the service key.',
+  },
+  asymmetric: {
+    title: 'Webhooks signed with the service key',
+    description:
+      '`v1a`: Ed25519 over `{id}.{timestamp}.{body}` with the service key that `webhook-key-id` names, checked ' +
+      'against the JWKS; no shared secret.',
+  },
+  cose: {
+    title: 'Webhooks as COSE_Sign1',
+    description:
+      'The body is a COSE_Sign1 message (RFC 9052, tag 18, EdDSA) over the envelope, `application/cose`, with a ' +
+      '`v1a` signature over its bytes.',
+  },
+};
+
+/** The three signing profiles (SPEC "Versioning" 9), the names connector manifests use in `supported_profiles`. */
+export const SIGNING_PROFILE_DEFINITIONS: readonly SigningProfileDefinition[] = WEBHOOK_SIGNING_PROFILES.map(
+  (profile) => ({
+    profile: signingProfileId(profile),
+    ...SIGNING_PROFILE_TEXT[profile],
+    conformance_profile: 'ns.webhooks.v1',
+  }),
+);
+
 /** The signing profiles the manifest names, in the order of WEBHOOK_SIGNING_PROFILES. */
 export function signingProfilesOf(manifest: Pick<ConnectorManifest, 'supported_profiles'>): WebhookSigningProfile[] {
   return WEBHOOK_SIGNING_PROFILES.filter((p) => manifest.supported_profiles.includes(signingProfileId(p)));

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CONFORMANCE_PROFILE_DEFINITIONS, CONFORMANCE_PROFILE_IDS } from '@aar/core';
+import { CONFORMANCE_PROFILE_DEFINITIONS, CONFORMANCE_PROFILE_IDS, SIGNING_PROFILE_DEFINITIONS } from '@aar/core';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { getConformanceRun } from '../services/conformance/conformance-runs.ts';
@@ -23,6 +23,15 @@ const Profile = Type.Object({
   description: Type.String(),
   named_in_spec: Type.Boolean({ description: 'one of the five profiles the specification names' }),
   fixtures: Type.Integer({ description: 'fixtures of this profile in the installed kit' }),
+});
+
+const SigningProfile = Type.Object({
+  profile: Type.String({ description: '`ns.webhooks.<profile>.v1`, the name connector manifests use' }),
+  title: Type.String(),
+  description: Type.String({ description: 'what a receiver that verifies it checks' }),
+  conformance_profile: Type.Literal('ns.webhooks.v1', {
+    description: 'the conformance profile whose fixtures cover webhook endpoints and deliveries',
+  }),
 });
 
 const FixtureSummary = Type.Object({
@@ -53,14 +62,22 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
     config: { public: true },
     schema: {
       tags,
-      summary: 'The ten conformance profiles, with the number of installed fixtures of each',
+      summary: 'The ten conformance profiles, with the number of installed fixtures of each, and the signing profiles',
       operationId: 'listConformanceProfiles',
       description:
         'The profiles of the conformance kit (the five the specification names and five of this service), what ' +
-        'passing each shows, and how many fixtures of each the installed kit has. Public: the same on every ' +
-        'deployment of this version.',
+        'passing each shows, and how many fixtures of each the installed kit has; and the three webhook signing ' +
+        'profiles (`signing_profiles`: `ns.webhooks.shared_secret.v1`, `.asymmetric.v1`, `.cose.v1`), which ' +
+        'connector manifests name in `supported_profiles` beside the conformance profiles. Public: the same on ' +
+        'every deployment of this version.',
       security: [],
-      response: { 200: Type.Object({ kit_version: Type.String(), profiles: Type.Array(Profile) }) },
+      response: {
+        200: Type.Object({
+          kit_version: Type.String(),
+          profiles: Type.Array(Profile),
+          signing_profiles: Type.Array(SigningProfile),
+        }),
+      },
     },
     handler: async () => {
       const { kit } = installedKit();
@@ -70,6 +87,7 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
           ...p,
           fixtures: kit.fixtures.filter((f) => f.fixture.profile === p.profile).length,
         })),
+        signing_profiles: SIGNING_PROFILE_DEFINITIONS,
       };
     },
   });
