@@ -81,8 +81,10 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'home'), { recursive: true });
   writeFileSync(join(dir, 'home', '.npmrc'), '');
   // 1. the tarball, as a release engineer makes it (prepack builds the bundle)
+  const packEnv = { ...isolatedEnv(), npm_config_offline: undefined, npm_config_registry: undefined };
   const packed = await exec(NPM, ['pack', '--json', '--pack-destination', dir], {
     cwd: PACKAGE_DIR,
+    env: packEnv,
     timeout: 120_000,
   });
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
