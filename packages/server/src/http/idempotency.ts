@@ -33,8 +33,11 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IN_FLIGHT_LEASE_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const KEY_PATH = '/headers/idempotency-key';
-/** Headers replayed with the body: what a client needs to read it, and where a created resource lives. */
-const STORED_HEADERS = ['content-type', 'location'] as const;
+/**
+ * Headers replayed with the body: what a client needs to read it, where a created resource lives, and whether the
+ * form it used is deprecated (deprecation.ts).
+ */
+const STORED_HEADERS = ['content-type', 'location', 'deprecation', 'sunset', 'link'] as const;
 const SWEEP_INTERVAL_MS = 60_000;
 const SWEEP_BATCH = 100;
 

@@ -66,7 +66,7 @@ describe('a purchase names its card token either way', () => {
   });
 
   it('an allowed purchase: the same request recorded, decision and evidence, and the pack replays', async () => {
-    const decided = [];
+    const decided: Json[] = [];
     for (const instrument of [TOKEN, CREDENTIAL]) {
       const d = await decide(instrument, 12);
       const record = (await world.call('GET', `/v1/decisions/${d.policy_decision_id}`)).body as Json;
@@ -81,7 +81,7 @@ describe('a purchase names its card token either way', () => {
     expect(withoutPerRequest(b.d.obligations)).toEqual(withoutPerRequest(a.d.obligations));
     expect(JSON.stringify(b.pack)).toContain(`"instrument_id":"${TOKEN}"`);
     expect(JSON.stringify(b.pack)).not.toContain(`"instrument_id":"${CREDENTIAL}"`);
-    const verified = (await world.call('POST', '/v1/evidence-packs/verify', b.pack)).body;
+    const verified = (await world.call('POST', '/v1/evidence-packs/verify', { pack: b.pack })).body;
     expect(verified).toMatchObject({ valid: true });
   });
 });
