@@ -72,6 +72,19 @@ describe('a listing title holding a card number next to hex letters', () => {
   });
 });
 
+describe('an X-Request-Id holding a card number next to hex letters', () => {
+  it.each(REPORTED)('%s is replaced, never echoed', async (id) => {
+    const res = await rt.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': id } });
+    expect(res.headers['x-request-id']).not.toBe(id);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('an ordinary id is kept', async () => {
+    const res = await rt.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc.123' } });
+    expect(res.headers['x-request-id']).toBe('trace-abc.123');
+  });
+});
+
 describe('the self-audit card-number check', () => {
   it('passes on a store full of minted ids, digests and signatures', async () => {
     const check = await checkStoredCardNumbers(rt.ctx);
