@@ -5,21 +5,28 @@
  * trip per entry), so memory is O(page) plus two bits per entry (which entries have their records: the chain walk
  * then names an `ns.` entry whose record was deleted). An incremental run (`scope`, audit/verify/verification-marks.ts)
  * reads only the rows after the mark's `seq` of each table, and the revocations of operations from its first entry;
- * evidence packs, grants, bundles, conformance reports and listings are all checked by every run (no mark of their
- * own: the marks' signed `record_seqs` stay as they are, so marks written by earlier releases resume as before).
+ * evidence packs, grants, bundles, conformance reports, listings, self-audit reports, attestations, entities, card
+ * tokens and merchants are all checked by every run (no mark of their own: the marks' signed `record_seqs` stay as
+ * they are, so marks written by earlier releases resume as before). What no run checks, and why:
+ * outside-the-chain.ts (docs/audit.md, "Outside the chain").
  */
 import type { Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { checkApprovals } from './check-approvals.ts';
+import { checkAttestations } from './check-attestations.ts';
 import { checkBundles } from './check-bundles.ts';
+import { checkCardTokens } from './check-card-tokens.ts';
 import { checkConformanceRuns } from './check-conformance-runs.ts';
 import { checkDecisions } from './check-decisions.ts';
+import { checkEntities } from './check-entities.ts';
 import { checkEvents } from './check-events.ts';
 import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
+import { checkMerchants } from './check-merchants.ts';
 import { checkRevocations } from './check-revocations.ts';
+import { checkSelfAuditRuns } from './check-self-audit-runs.ts';
 import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
 
 export async function verifyRecords(
@@ -43,5 +50,11 @@ export async function verifyRecords(
   await checkBundles(db, findings, jwks, pageSize);
   await checkConformanceRuns(db, findings, jwks, pageSize);
   await checkListings(db, findings, jwks, pageSize);
+  await checkSelfAuditRuns(db, findings, jwks, pageSize);
+  await checkAttestations(db, findings, jwks, pageSize);
+  // what decisions read: who may act (entities), with which card (card tokens), where (merchants)
+  await checkEntities(db, findings, pageSize);
+  await checkCardTokens(db, findings, pageSize);
+  await checkMerchants(db, findings, pageSize);
   return findings;
 }
