@@ -180,8 +180,11 @@ func (c *Client) Events(after string, query url.Values) *Pager {
 func (c *Client) GetEvidencePack(ctx context.Context, id string) (Object, error) {
 	return c.get(ctx, p("/v1/evidence-packs/", id), nil)
 }
-func (c *Client) VerifyEvidencePackRemote(ctx context.Context, body any) (Object, error) {
-	return c.post(ctx, "/v1/evidence-packs/verify", body)
+
+// VerifyEvidencePackRemote asks the service to verify a pack; it is sent as {"pack": …}, the shape bundles take
+// (the bare pack is deprecated since 1.0.0). VerifyEvidencePack is the offline check, which trusts only the JWKS.
+func (c *Client) VerifyEvidencePackRemote(ctx context.Context, pack any) (Object, error) {
+	return c.post(ctx, "/v1/evidence-packs/verify", map[string]any{"pack": pack})
 }
 
 // Audit chain (CONTRACT section 8).

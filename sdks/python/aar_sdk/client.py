@@ -332,8 +332,9 @@ class AarClient:
 
     def verify_evidence_pack_online(self, pack: dict[str, Any]) -> Any:
         """The service's own verification (`POST /v1/evidence-packs/verify`); `aar_sdk.verify_evidence_pack` is
-        the offline one, which trusts nothing but the JWKS."""
-        return self._post("/v1/evidence-packs/verify", pack)
+        the offline one, which trusts nothing but the JWKS. Sent as `{"pack": …}`, the shape bundles take (the bare
+        pack is deprecated since 1.0.0)."""
+        return self._post("/v1/evidence-packs/verify", {"pack": pack})
 
     # -- proof bundles (CONTRACT section 12) ---------------------------------------------------------------------
     def assemble_bundle(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:

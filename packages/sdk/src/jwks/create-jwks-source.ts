@@ -9,9 +9,8 @@
  * (verifyDocument's rule).
  * A failed fetch throws (AarApiError / AarNetworkError): an unreachable issuer is not a verdict on a signature.
  */
-import { parsePublicEd25519Jwk, type Ed25519PublicJwk, type Jwks } from '@aar/core';
+import { parsePublicEd25519Jwk, resolveJwksUrl, type Ed25519PublicJwk, type JwksLocation, type Jwks } from '@aar/core';
 import { AarApiError, AarNetworkError } from '../client/errors.ts';
-import { resolveJwksUrl, type JwksLocation } from './resolve-jwks-url.ts';
 
 export interface JwksSourceOptions {
   fetch?: typeof globalThis.fetch;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parsePublicEd25519Jwk, type Ed25519PublicJwk, type Jwks } from '@aar/core';
+import { parsePublicEd25519Jwk, resolveJwksUrl, type Ed25519PublicJwk, type Jwks } from '@aar/core';
 
 const MAX_JWKS_BYTES = 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -38,11 +38,13 @@ export function defaultJwksCacheFile(url: string): string {
 
 export async function loadJwks(source: string, options: JwksSourceOptions = {}): Promise<LoadedJwks> {
   if (!isJwksUrl(source)) return { jwks: toJwks(JSON.parse(readFileSync(source, 'utf8'))), from: 'file' };
-  const cacheFile = options.cacheFile ?? defaultJwksCacheFile(source);
+  // the SDKs' rule: a URL whose path ends in /jwks.json is the JWKS, any other the issuer (its /.well-known/jwks.json)
+  const url = resolveJwksUrl(source);
+  const cacheFile = options.cacheFile ?? defaultJwksCacheFile(url);
   const cached = readCache(cacheFile);
   const needed = options.keyIds ?? [];
   if (cached && needed.every((kid) => cached.keys.some((k) => k.kid === kid))) return { jwks: cached, from: 'cache' };
-  const fetched = await fetchJwks(source);
+  const fetched = await fetchJwks(url);
   mkdirSync(dirname(cacheFile), { recursive: true });
   writeFileSync(cacheFile, `${JSON.stringify(fetched, null, 2)}\n`);
   return { jwks: fetched, from: 'fetched' };

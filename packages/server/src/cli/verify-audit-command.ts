@@ -47,7 +47,10 @@ export function registerVerifyAuditCommand(program: Command): void {
           'checkpoint against keys you trust',
       ),
   )
-    .option('--jwks <url|file>', "the keys to trust: the service's JWKS (default: the data dir's own key files)")
+    .option(
+      '--jwks <url|file>',
+      "the keys to trust: a JWKS file, a JWKS URL or the issuer URL (default: the data dir's own key files)",
+    )
     .option('--jwks-cache <file>', 'where a fetched JWKS is cached (default ~/.cache/aar/jwks-<hash>.json)')
     .option('--origin <origin>', 'the log the checkpoint must name, e.g. `aar.example.com/audit`')
     .option('--json', 'print the result as JSON')

@@ -21,7 +21,10 @@ export function registerVerifyBundleCommand(program: Command): void {
     .command('verify-bundle')
     .description('verify authority proof bundles offline against the issuer JWKS: the ten checks, replay included')
     .argument('<files...>', 'proof bundle JSON files (ns.authority_proof_bundle.v1)')
-    .requiredOption('--jwks <url|file>', 'the issuer JWKS: a URL (fetched once, then cached) or a file')
+    .requiredOption(
+      '--jwks <url|file>',
+      'the issuer keys: a file, or a JWKS URL (path ending in /jwks.json) or the issuer URL (fetched once, then cached)',
+    )
     .option('--jwks-cache <file>', 'where a fetched JWKS is cached (default ~/.cache/aar/jwks-<hash>.json)')
     .option('--origin <origin>', 'the audit log the checkpoints must come from, e.g. `aar.example.com/audit`')
     .option('--json', 'print one JSON result per line (the ten checks and the file)')

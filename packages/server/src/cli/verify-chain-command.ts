@@ -10,6 +10,7 @@ import { CommanderError, type Command } from 'commander';
 import {
   AarError,
   parseStrictJson,
+  resolveJwksUrl,
   verifyDelegationChain,
   type Jwks,
   type VerifyDelegationChainResult,
@@ -22,7 +23,10 @@ export function registerVerifyChainCommand(program: Command): void {
     .command('verify-chain')
     .description('verify a delegation chain offline (signatures, attenuation, order, expiry), with only the JWKS')
     .argument('<file>', 'the chain as exported by GET /v1/grants/{id}/chain (`-` for stdin)')
-    .requiredOption('--jwks <url-or-file>', "the issuer's JWKS: an http(s) URL or a file")
+    .requiredOption(
+      '--jwks <url-or-file>',
+      "the issuer's keys: a file, a JWKS URL (path ending in /jwks.json) or the issuer URL",
+    )
     .option('--now <timestamp>', 'judge expiry at this ISO 8601 time instead of the clock')
     .option('--json', 'print the full result as JSON')
     .action(async (file: string, flags: { jwks: string; now?: string; json?: boolean }) => {
@@ -46,12 +50,14 @@ function readText(file: string, what: string): string {
 async function loadJwks(source: string): Promise<Jwks> {
   let text: string;
   if (/^https?:\/\//i.test(source)) {
-    const res = await fetch(source, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' }).catch(
+    // the SDKs' rule: a path ending in /jwks.json is the JWKS itself, any other URL the issuer's base
+    const url = resolveJwksUrl(source);
+    const res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' }).catch(
       (error: unknown) => {
-        throw new AarError('invalid_request', `cannot fetch the jwks \`${source}\`: ${(error as Error).message}`);
+        throw new AarError('invalid_request', `cannot fetch the jwks \`${url}\`: ${(error as Error).message}`);
       },
     );
-    if (!res.ok) throw new AarError('invalid_request', `the jwks \`${source}\` answered ${res.status}`);
+    if (!res.ok) throw new AarError('invalid_request', `the jwks \`${url}\` answered ${res.status}`);
     text = await res.text();
   } else {
     text = readText(source, 'jwks');

@@ -20,7 +20,10 @@ export function registerVerifyPackCommand(program: Command): void {
     .command('verify-pack')
     .description('verify evidence packs offline against the issuer JWKS and replay their decisions')
     .argument('<files...>', 'evidence pack JSON files')
-    .requiredOption('--jwks <url|file>', 'the issuer JWKS: a URL (fetched once, then cached) or a file')
+    .requiredOption(
+      '--jwks <url|file>',
+      'the issuer keys: a file, or a JWKS URL (path ending in /jwks.json) or the issuer URL (fetched once, then cached)',
+    )
     .option('--jwks-cache <file>', 'where a fetched JWKS is cached (default ~/.cache/aar/jwks-<hash>.json)')
     .option('--origin <origin>', 'the audit log the checkpoints must come from, e.g. `aar.example.com/audit`')
     .option('--json', 'print one JSON result per line (the verification result and the file)')

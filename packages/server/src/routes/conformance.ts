@@ -87,7 +87,7 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
           ...p,
           fixtures: kit.fixtures.filter((f) => f.fixture.profile === p.profile).length,
         })),
-        signing_profiles: SIGNING_PROFILE_DEFINITIONS,
+        signing_profiles: [...SIGNING_PROFILE_DEFINITIONS],
       };
     },
   });

@@ -138,12 +138,12 @@ describe('POST /v1/evidence-packs/verify', () => {
   it('verifies a genuine pack and refuses a damaged one, without an event', async () => {
     const answer = (await world.authorize(world.purchase(9))).body;
     const pack = JSON.parse((await fetchPackText(answer.evidence_refs[0])).text);
-    const ok = await world.call('POST', '/v1/evidence-packs/verify', pack, auditor);
+    const ok = await world.call('POST', '/v1/evidence-packs/verify', { pack }, auditor);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ valid: true, algorithm: 'ed25519', key_id: pack.signature.key_id });
     const damaged = structuredClone(pack);
     damaged.request.amount.minor = 1;
-    const bad = await world.call('POST', '/v1/evidence-packs/verify', damaged, auditor);
+    const bad = await world.call('POST', '/v1/evidence-packs/verify', { pack: damaged }, auditor);
     expect(bad.body.valid).toBe(false);
     expect(bad.body.checks.filter((c: { valid: boolean }) => !c.valid).map((c: { check: string }) => c.check)).toEqual([
       'pack_signature',
@@ -151,13 +151,15 @@ describe('POST /v1/evidence-packs/verify', () => {
     ]);
     const unknownKey = structuredClone(pack);
     unknownKey.signature.key_id = 'ns:key:../../etc/passwd';
-    expect((await world.call('POST', '/v1/evidence-packs/verify', unknownKey, auditor)).body.checks[0]).toEqual({
+    expect(
+      (await world.call('POST', '/v1/evidence-packs/verify', { pack: unknownKey }, auditor)).body.checks[0],
+    ).toEqual({
       check: 'pack_signature',
       valid: false,
       failure: 'unknown_key',
     });
     expect(await replayMismatches()).toHaveLength(0);
-    expect((await world.call('POST', '/v1/evidence-packs/verify', pack, world.principalToken)).status).toBe(403);
+    expect((await world.call('POST', '/v1/evidence-packs/verify', { pack }, world.principalToken)).status).toBe(403);
   });
 
   it('emits ns.decision.replay_mismatch when a genuine pack does not replay', async () => {
@@ -167,7 +169,7 @@ describe('POST /v1/evidence-packs/verify', () => {
     const { signature: _s, ...unsigned } = pack;
     unsigned.snapshot.risk.actor = 'blocked';
     const stale = await signDocument(unsigned, rt.ctx.keys.current());
-    const res = await world.call('POST', '/v1/evidence-packs/verify', stale, auditor);
+    const res = await world.call('POST', '/v1/evidence-packs/verify', { pack: stale }, auditor);
     expect(res.body.valid).toBe(false);
     expect(res.body.replay_decision).toMatchObject({ decision: 'deny', reason: 'risk_state_blocked', matches: false });
     const events = await replayMismatches();
@@ -185,7 +187,7 @@ describe('POST /v1/evidence-packs/verify', () => {
     await world.call(
       'POST',
       '/v1/evidence-packs/verify',
-      { ...stale, signature: { ...stale.signature, signature: 'AA' } },
+      { pack: { ...stale, signature: { ...stale.signature, signature: 'AA' } } },
       auditor,
     );
     expect(await replayMismatches()).toHaveLength(1);

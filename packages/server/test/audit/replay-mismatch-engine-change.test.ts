@@ -80,7 +80,7 @@ describe('ns.decision.replay_mismatch after an engine change', () => {
     ]);
     expect(await mismatchEvents()).toHaveLength(0); // offline verification writes nothing
 
-    const res = await world.call('POST', '/v1/evidence-packs/verify', pack, auditor);
+    const res = await world.call('POST', '/v1/evidence-packs/verify', { pack }, auditor);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       valid: false,
@@ -132,9 +132,9 @@ describe('ns.decision.replay_mismatch after an engine change', () => {
     );
 
     // an edited copy fails its signature and reports nothing
-    const edited = structuredClone(pack) as Record<string, unknown> & { decision: { reason: string } };
+    const edited = structuredClone(pack) as unknown as { decision: { reason: string } };
     edited.decision.reason = 'scope_within_attenuated_authority';
-    const refused = await world.call('POST', '/v1/evidence-packs/verify', edited, auditor);
+    const refused = await world.call('POST', '/v1/evidence-packs/verify', { pack: edited }, auditor);
     expect(refused.body.checks[0]).toMatchObject({ check: 'pack_signature', valid: false });
     expect(await mismatchEvents()).toHaveLength(1);
   });

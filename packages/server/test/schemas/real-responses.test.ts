@@ -43,7 +43,7 @@ beforeAll(async () => {
     const pack = await get(`/v1/evidence-packs/${d.body.evidence_refs[0]}`);
     answers.push({
       route: 'POST /v1/evidence-packs/verify',
-      body: await w.must('POST', '/v1/evidence-packs/verify', pack),
+      body: await w.must('POST', '/v1/evidence-packs/verify', { pack }),
     });
     await get(`/v1/decisions/${d.body.policy_decision_id}`);
     await get(`/v1/decision-maps/${d.body.decision_map_ref}`);

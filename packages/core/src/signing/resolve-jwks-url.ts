@@ -1,5 +1,6 @@
 /**
- * Where a key source fetches the issuer's JWKS, from what the caller named. The same rule in the TypeScript, Python
+ * Where a key source fetches the issuer's JWKS, from what the caller named: the SDKs' key sources and the aar CLI's
+ * offline verifiers. The same rule in the TypeScript, Python
  * (`resolve_jwks_url`) and Go (`ResolveJWKSURL`) SDKs, pinned by the same cases in each:
  *
  * - `{ jwksUrl }`: that URL, as is.
@@ -11,7 +12,7 @@
  * go is ambiguous). Attacker assumption: none here: the URL is the caller's configuration, and the SDK never
  * fetches keys from anywhere else (a document never names where its keys come from).
  */
-import { AarError } from '@aar/core';
+import { AarError } from '../errors/aar-error.ts';
 
 export type JwksLocation = string | URL | { jwksUrl: string | URL } | { issuerUrl: string | URL };
 
