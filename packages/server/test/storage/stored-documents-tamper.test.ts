@@ -167,6 +167,45 @@ describe.each(dialects)('stored documents tampered with on %s', (dialect) => {
     expect((await verifyDocument(read.body, jwks)).valid).toBe(true);
   });
 
+  it('an incremental run (from=verified) checks the listings and grants written since its mark', async () => {
+    expect(await verify()).toMatchObject({ valid: true, mark: { size: expect.any(Number) } });
+    const late = await world.must('POST', '/v1/listings', {
+      listing_id: 'ns:listing:late-comer',
+      kind: 'service',
+      title: 'Late Comer',
+      publisher: { name: 'Late Ltd', tier: 'community' },
+      sectors: [],
+      regimes: [],
+      jurisdictions: [],
+      pricing_model: 'usage',
+    });
+    const incremental = async () => (await world.call('GET', '/v1/audit/verify?from=verified')).body;
+    const raise = (doc: string) => doc.replace('"tier":"community"', '"tier":"certified"');
+    const before = (
+      await db()
+        .selectFrom('listings')
+        .select('document')
+        .where('listing_id', '=', late.listing_id)
+        .executeTakeFirstOrThrow()
+    ).document;
+    await bypassingGuards(db(), dialect, async (trx) => {
+      await trx
+        .updateTable('listings')
+        .set({ document: raise(before) })
+        .where('listing_id', '=', late.listing_id)
+        .execute();
+    });
+    expect(await incremental()).toMatchObject({
+      valid: false,
+      failure: 'record_digest_mismatch',
+      record: { table: 'listings', id: late.listing_id },
+    });
+    await bypassingGuards(db(), dialect, async (trx) => {
+      await trx.updateTable('listings').set({ document: before }).where('listing_id', '=', late.listing_id).execute();
+    });
+    expect(await incremental()).toMatchObject({ valid: true });
+  });
+
   it('names a facet added to a listing', async () => {
     const { seq } = await db()
       .selectFrom('listings')

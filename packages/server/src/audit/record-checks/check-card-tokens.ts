@@ -5,9 +5,12 @@
  * `ns.card_token.activated` event left it in. Attacker assumption: someone with SQL access reactivates a suspended
  * token or moves it to another principal. `network_token` (the processor's token, personal data kept out of events,
  * which outlive erasure), `expires` and the timestamps are in no chained record (docs/audit.md, "Outside the chain").
+ * A full run checks every row, a page at a time; an incremental run, the rows whose events are new since its mark
+ * (changed-subjects.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { changedSubjects, chunksOf } from './changed-subjects.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 import { subjectEvents } from './subject-events.ts';
@@ -15,16 +18,30 @@ import { subjectEvents } from './subject-events.ts';
 const STATE_EVENTS = { 'ns.card_token.suspended': 'suspended', 'ns.card_token.activated': 'active' } as const;
 
 export async function checkCardTokens(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
+  // incremental: only the rows whose events are new since the mark (changed-subjects.ts)
+  const changed = await changedSubjects(db, findings.scope, [
+    ...Object.keys({ 'ns.card_token.created': 1, ...STATE_EVENTS }),
+  ]);
+  const chunks =
+    changed &&
+    chunksOf(
+      changed.map((s) => s),
+      pageSize,
+    );
   let after = '';
-  for (;;) {
-    const rows = await db
+  for (let chunk = 0; ; chunk++) {
+    let query = db
       .selectFrom('card_tokens')
-      .select(['card_token_id', 'principal_entity_id', 'network', 'last4', 'state'])
-      .where('card_token_id', '>', after)
-      .orderBy('card_token_id')
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
+      .select(['card_token_id', 'principal_entity_id', 'network', 'last4', 'state']);
+    if (chunks) {
+      if (chunk >= chunks.length) return;
+      query = query.where('card_token_id', 'in', chunks[chunk]!);
+    } else query = query.where('card_token_id', '>', after).orderBy('card_token_id').limit(pageSize);
+    const rows = await query.execute();
+    if (rows.length === 0) {
+      if (chunks) continue;
+      return;
+    }
     after = rows[rows.length - 1]!.card_token_id;
     const histories = await subjectEvents(
       db,

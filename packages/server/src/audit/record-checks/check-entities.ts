@@ -6,10 +6,13 @@
  * thumbprint and display name together. Attacker assumption: someone with SQL access swaps an agent's key for one
  * they hold, or reactivates a suspended or erased entity. `display_name` (personal data, kept out of the chain so it
  * can be erased) and the timestamps are in no chained record (docs/audit.md, "Outside the chain").
+ * A full run checks every row, a page at a time; an incremental run, the rows whose events are new since its mark
+ * (changed-subjects.ts).
  */
 import { jwkThumbprint, parsePublicEd25519Jwk } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { changedSubjects, chunksOf } from './changed-subjects.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 import { subjectEvents } from './subject-events.ts';
@@ -21,16 +24,28 @@ const STATE_EVENTS = {
 } as const;
 
 export async function checkEntities(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
+  // incremental: only the rows whose events are new since the mark (changed-subjects.ts)
+  const changed = await changedSubjects(db, findings.scope, [
+    ...Object.keys({ 'ns.entity.created': 1, ...STATE_EVENTS }),
+  ]);
+  const chunks =
+    changed &&
+    chunksOf(
+      changed.map((s) => s),
+      pageSize,
+    );
   let after = '';
-  for (;;) {
-    const rows = await db
-      .selectFrom('entities')
-      .select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state'])
-      .where('entity_id', '>', after)
-      .orderBy('entity_id')
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
+  for (let chunk = 0; ; chunk++) {
+    let query = db.selectFrom('entities').select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state']);
+    if (chunks) {
+      if (chunk >= chunks.length) return;
+      query = query.where('entity_id', 'in', chunks[chunk]!);
+    } else query = query.where('entity_id', '>', after).orderBy('entity_id').limit(pageSize);
+    const rows = await query.execute();
+    if (rows.length === 0) {
+      if (chunks) continue;
+      return;
+    }
     after = rows[rows.length - 1]!.entity_id;
     const histories = await subjectEvents(
       db,

@@ -14,13 +14,14 @@
  *   existed (migration 0005): then `revoked` needs an `ns.authority.revoked` event naming it. Whether a grant is
  *   revoked NOW is its revocation rows' and events' to say, which their own checks cover.
  * `created_by` (the credential that created it) is in no chained record; nothing reads it (docs/audit.md).
- * Grants carry no `seq` mark: every run (incremental too) checks them all, a page at a time (O(page) memory; a page's
- * signatures verify in parallel on the thread pool).
+ * A full run checks every grant, a page at a time (O(page) memory; a page's signatures verify in parallel on the thread
+ * pool); an incremental run, the grants whose events are new since its mark (changed-subjects.ts).
  */
 import { canonicalJson, verifyDocument, type Jwks } from '@aar/core';
 import type { Kysely, Selectable } from 'kysely';
 import { scopeToWire, type StoredScope } from '../../services/grants/grant-scope.ts';
 import type { Database, GrantsTable } from '../../store/index.ts';
+import { changedSubjects, chunksOf } from './changed-subjects.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
@@ -43,6 +44,15 @@ export async function checkGrants(
   jwks: Jwks,
   pageSize: number,
 ): Promise<void> {
+  const page = (rows: GrantRow[]) => checkPage(db, findings, jwks, rows);
+  // incremental: the grants created or revoked since the mark
+  const changed = await changedSubjects(db, findings.scope, [...CREATED_EVENTS, REVOKED_EVENT]);
+  if (changed) {
+    for (const ids of chunksOf(changed, pageSize)) {
+      await page(await db.selectFrom('grants').selectAll().where('grant_id', 'in', ids).execute());
+    }
+    return;
+  }
   let after = 0;
   for (;;) {
     const rows: GrantRow[] = await db
@@ -54,29 +64,34 @@ export async function checkGrants(
       .execute();
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.seq);
-    const { created, revokedByEvent } = await eventsOf(db, rows);
-    const entries = await entriesById(
-      db,
-      [...created.values()].map((c) => c.audit_ref),
-      findings.size,
-    );
-    await Promise.all(
-      rows.map(async (row) => {
-        const record = { table: 'grants', id: row.grant_id };
-        const creation = created.get(row.grant_id);
-        const entry = creation ? entries.get(creation.audit_ref) : undefined;
-        if (!creation || !entry) {
-          // created after the tip this run read: the next run's
-          if (creation && (await existsBeyond(db, creation.audit_ref, findings.size))) return;
-          findings.fail({ reason: 'record_unanchored', record, detail: 'grant_id' });
-          return;
-        }
-        const problem = creationProblem(row, creation) ?? stateProblem(row, revokedByEvent.has(row.grant_id));
-        const found = problem ?? (await documentProblem(row, jwks));
-        if (found) findings.fail({ ...found, index: entry.index, record });
-      }),
-    );
+    await page(rows);
   }
+}
+
+async function checkPage(db: Kysely<Database>, findings: RecordFindings, jwks: Jwks, rows: GrantRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const { created, revokedByEvent } = await eventsOf(db, rows);
+  const entries = await entriesById(
+    db,
+    [...created.values()].map((c) => c.audit_ref),
+    findings.size,
+  );
+  await Promise.all(
+    rows.map(async (row) => {
+      const record = { table: 'grants', id: row.grant_id };
+      const creation = created.get(row.grant_id);
+      const entry = creation ? entries.get(creation.audit_ref) : undefined;
+      if (!creation || !entry) {
+        // created after the tip this run read: the next run's
+        if (creation && (await existsBeyond(db, creation.audit_ref, findings.size))) return;
+        findings.fail({ reason: 'record_unanchored', record, detail: 'grant_id' });
+        return;
+      }
+      const problem = creationProblem(row, creation) ?? stateProblem(row, revokedByEvent.has(row.grant_id));
+      const found = problem ?? (await documentProblem(row, jwks));
+      if (found) findings.fail({ ...found, index: entry.index, record });
+    }),
+  );
 }
 
 /** The row against its creation event's envelope (digest-checked against its entry by check-events.ts). */

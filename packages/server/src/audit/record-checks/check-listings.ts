@@ -8,7 +8,8 @@
  * - listings stored before signatures (legacy) are checked as listing-integrity.ts checks them before serving;
  * - every column restates the document (they are what search filters on) and `listing_facets` holds exactly the
  *   document's sectors, regimes and jurisdictions.
- * Listings carry no `seq` mark: every run (incremental too) checks them all, a page at a time (O(page) memory).
+ * A full run checks every listing, a page at a time (O(page) memory); an incremental run, the listings registered
+ * since its mark and the reference listings (changed-subjects.ts).
  */
 import { canonicalJson, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
@@ -22,6 +23,7 @@ import {
 import { searchText } from '../../services/marketplace/store-listing.ts';
 import type { Database } from '../../store/index.ts';
 import { digestOfCanonical } from '../audit-entry.ts';
+import { changedSubjects, chunksOf } from './changed-subjects.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 
@@ -55,9 +57,22 @@ export async function checkListings(
   jwks: Jwks,
   pageSize: number,
 ): Promise<void> {
+  // incremental: the listings registered since the mark, and the reference listings (seeded without events: few)
+  const changed = await changedSubjects(db, findings.scope, ['ns.listing.registered']);
+  const chunks =
+    changed &&
+    chunksOf(
+      [
+        ...changed,
+        ...(await db.selectFrom('listings').select('listing_id').where('registered_by', 'is', null).execute()).map(
+          (r) => r.listing_id,
+        ),
+      ],
+      pageSize,
+    );
   let after = 0;
-  for (;;) {
-    const rows: ListingRow[] = await db
+  for (let chunk = 0; ; chunk++) {
+    let query = db
       .selectFrom('listings')
       .select([
         'seq',
@@ -73,12 +88,16 @@ export async function checkListings(
         'search_text',
         'registered_at',
         'registered_by',
-      ])
-      .where('seq', '>', after)
-      .orderBy('seq')
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
+      ]);
+    if (chunks) {
+      if (chunk >= chunks.length) return;
+      query = query.where('listing_id', 'in', chunks[chunk]!);
+    } else query = query.where('seq', '>', after).orderBy('seq').limit(pageSize);
+    const rows: ListingRow[] = await query.execute();
+    if (rows.length === 0) {
+      if (chunks) continue;
+      return;
+    }
     after = Number(rows[rows.length - 1]!.seq);
     const registrations = await registrationsOf(db, rows);
     const entries = await entriesById(

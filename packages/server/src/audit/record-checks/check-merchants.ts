@@ -3,25 +3,37 @@
  * the id, the category (what `blocked_merchant_categories` decides on) and the jurisdiction are the event's, and the
  * state is `active` (the service never changes a merchant after it is written). `display_name` and the timestamps are
  * in no chained record: shown, never decided on (docs/audit.md, "Outside the chain"). Attacker assumption: someone
- * with SQL access turns a blocked category (7995) into an allowed one. Every run checks them all, a page at a time.
+ * with SQL access turns a blocked category (7995) into an allowed one. A full run checks every row, a page at a
+ * time; an incremental run, the rows whose events are new since its mark (changed-subjects.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { changedSubjects, chunksOf } from './changed-subjects.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings } from './record-findings.ts';
 import { subjectEvents } from './subject-events.ts';
 
 export async function checkMerchants(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
+  // incremental: only the rows whose events are new since the mark (changed-subjects.ts)
+  const changed = await changedSubjects(db, findings.scope, ['ns.merchant.created']);
+  const chunks =
+    changed &&
+    chunksOf(
+      changed.map((s) => s.slice('ns:merchant:'.length)),
+      pageSize,
+    );
   let after = '';
-  for (;;) {
-    const rows = await db
-      .selectFrom('merchants')
-      .select(['merchant_id', 'category', 'jurisdiction', 'state'])
-      .where('merchant_id', '>', after)
-      .orderBy('merchant_id')
-      .limit(pageSize)
-      .execute();
-    if (rows.length === 0) return;
+  for (let chunk = 0; ; chunk++) {
+    let query = db.selectFrom('merchants').select(['merchant_id', 'category', 'jurisdiction', 'state']);
+    if (chunks) {
+      if (chunk >= chunks.length) return;
+      query = query.where('merchant_id', 'in', chunks[chunk]!);
+    } else query = query.where('merchant_id', '>', after).orderBy('merchant_id').limit(pageSize);
+    const rows = await query.execute();
+    if (rows.length === 0) {
+      if (chunks) continue;
+      return;
+    }
     after = rows[rows.length - 1]!.merchant_id;
     const subject = (id: string) => `ns:merchant:${id}`;
     const histories = await subjectEvents(

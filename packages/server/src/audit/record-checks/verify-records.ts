@@ -5,10 +5,10 @@
  * trip per entry), so memory is O(page) plus two bits per entry (which entries have their records: the chain walk
  * then names an `ns.` entry whose record was deleted). An incremental run (`scope`, audit/verify/verification-marks.ts)
  * reads only the rows after the mark's `seq` of each table, and the revocations of operations from its first entry;
- * evidence packs, grants, bundles, conformance reports, listings, self-audit reports, attestations, entities, card
- * tokens and merchants are all checked by every run (no mark of their own: the marks' signed `record_seqs` stay as
- * they are, so marks written by earlier releases resume as before). What no run checks, and why:
- * outside-the-chain.ts (docs/audit.md, "Outside the chain").
+ * evidence packs, bundles, conformance and self-audit reports and attestations are all checked by every run; grants,
+ * listings, entities, card tokens and merchants, by an incremental run, when their events are new since the mark
+ * (changed-subjects.ts: the marks' signed `record_seqs` stay as they are, so marks of earlier releases resume as
+ * before). What no run checks, and why: outside-the-chain.ts (docs/audit.md, "Outside the chain").
  */
 import type { Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
