@@ -15,6 +15,8 @@ import {
   type PurchaseAction,
 } from '@aar/core';
 import { createRequestSigner, type RequestSigner } from '@aar/sdk';
+import { approvedKey, boundKey } from '../../src/services/authorize/chained-approval.ts';
+import { chainedStateCacheOf } from '../../src/services/authorize/chained-state.ts';
 import { createApiCall, mustSucceed, type ApiCall } from './api-call.ts';
 import type { DecisionVector } from './decision-vectors.ts';
 import { ADMIN_TOKEN, type TestRuntime } from './test-runtime.ts';
@@ -173,6 +175,12 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
           updated_at: nowIso,
         })
         .execute();
+      // The row is the fixture's, not the service's: no chained answer or creating decision backs it. Vouch for it
+      // in the instance's memory of chained states, as the service does for what it writes itself
+      // (services/authorize/chained-approval.ts), so authorize honours it as the vector's snapshot says.
+      const chained = chainedStateCacheOf(rt.ctx);
+      chained.add(approvedKey(a.approval_id));
+      chained.add(boundKey(a.approval_id, JSON.stringify(a.bound)));
     }
   };
   await resetMutableState();

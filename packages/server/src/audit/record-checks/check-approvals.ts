@@ -3,20 +3,24 @@
  * decision's audit entry commits to): the decision exists and names it, who and why are the decision's, `bound` is
  * what commit-decision.ts derives from the decision's request, and it was created at the decision's instant.
  * Its state columns (status, decided_at, sca_reference, consumed_by, updated_at) change by the service along the
- * guarded transitions, each change an event of its own (checked by check-events.ts); `expires_at` comes from the
- * configured TTL and is not in any record. Pages by `seq`: O(page) memory.
+ * guarded transitions, each change an event of its own (checked by check-events.ts); `status` and `consumed_by` must
+ * be what the chain says (stateProblem below: the principal's answer entry, the decision that spent it), the rest
+ * restate no record exactly; `expires_at` comes from the configured TTL and is not in any record. Pages by `seq`:
+ * O(page) memory.
  */
-import { canonicalJson, computeBasketHash } from '@aar/core';
+import { canonicalJson, type AuditEntryJson, type DecisionRequest } from '@aar/core';
 import type { Kysely } from 'kysely';
 import {
+  approvalBound,
   approvalEffect,
-  approvalSubject,
   createsApproval,
   type ApprovalEffect,
 } from '../../services/authorize/approval-effect.ts';
 import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database } from '../../store/index.ts';
+import { APPROVAL_ANSWERS } from '../../services/authorize/chained-approval.ts';
 import { entriesById } from './entries-by-id.ts';
+import { stateEntriesOf } from './state-entries.ts';
 import type { RecordFindings } from './record-findings.ts';
 
 type Rec = { request?: unknown; snapshot?: { approval?: { approval_id?: unknown } | null }; result?: unknown };
@@ -27,6 +31,7 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
     const rows = await db
       .selectFrom('approvals as a')
       .leftJoin('decisions as d', 'd.policy_decision_id', 'a.policy_decision_id')
+      .leftJoin('decisions as spender', 'spender.policy_decision_id', 'a.consumed_by')
       .select([
         'a.seq',
         'a.approval_id',
@@ -36,6 +41,10 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         'a.reason',
         'a.bound',
         'a.created_at',
+        'a.status',
+        'a.consumed_by',
+        'spender.approval_id as spender_approval_id',
+        'spender.reason as spender_reason',
         'd.audit_ref',
         'd.approval_id as decision_approval_id',
         'd.reason as decision_reason',
@@ -57,6 +66,12 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
       rows.flatMap((r) => (r.audit_ref === null ? [] : [r.audit_ref])),
       findings.size,
     );
+    const answers = await stateEntriesOf(
+      db,
+      rows.map((r) => r.approval_id),
+      APPROVAL_ANSWERS,
+      findings.size,
+    );
     for (const row of rows) {
       const record = { table: 'approvals', id: row.approval_id };
       if (row.audit_ref === null || row.request === null) {
@@ -69,8 +84,15 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         findings.saw('approvals', Number(row.seq), true);
         continue;
       }
+      if (answers.beyond.has(row.approval_id)) {
+        // answered during this run: its answer's entry is the next run's
+        findings.saw('approvals', Number(row.seq), true);
+        continue;
+      }
       findings.saw('approvals', Number(row.seq));
-      const detail = approvalProblem(row as typeof row & { request: string; snapshot: string; result: string });
+      const detail =
+        approvalProblem(row as typeof row & { request: string; snapshot: string; result: string }) ??
+        stateProblem(row, answers.below.get(row.approval_id) ?? []);
       if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
     }
   }
@@ -118,15 +140,8 @@ function approvalProblem(row: {
   if (row.actor_entity_id !== request.actor_entity_id) return 'actor_entity_id';
   if (row.reason !== row.decision_reason) return 'reason';
   if (row.created_at !== row.now) return 'created_at';
-  const bound = {
-    actor_entity_id: request.actor_entity_id,
-    principal_entity_id: request.principal_entity_id,
-    subject: approvalSubject(effect, String(request.subject)),
-    ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
-    ...(request.amount ? { amount: request.amount } : {}),
-    ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),
-    ...(request.basket !== undefined ? { basket_hash: computeBasketHash(request.basket) } : {}),
-  };
+  const bound = approvalBound(request as unknown as DecisionRequest, effect);
+
   let stored: unknown;
   try {
     stored = JSON.parse(row.bound);
@@ -135,4 +150,40 @@ function approvalProblem(row: {
   }
   // by RFC 8785 form: the request read from a record (migration 0010) has its members in canonical order
   return canonicalJson(stored) === canonicalJson(bound) ? undefined : 'bound';
+}
+
+/**
+ * The state columns as the chain leaves them: `pending` until the principal's answer (`ns.approval.approved` or
+ * `ns.approval.rejected`, at most one); `approved` until a decision spends it, then `consumed` by that decision (an
+ * allowed retry naming it, whose record check-decisions.ts checks; that check also finds an approved row some
+ * decision already spent). `expired` is never written (a lapse is read from `expires_at`), so never backed.
+ */
+function stateProblem(
+  row: {
+    approval_id: string;
+    status: string;
+    consumed_by: string | null;
+    spender_approval_id: string | null;
+    spender_reason: string | null;
+  },
+  answers: readonly AuditEntryJson[],
+): string | undefined {
+  const answer = answers.length === 1 ? answers[0]!.kind : answers.length === 0 ? undefined : 'several';
+  const consumedBySpender =
+    row.consumed_by !== null &&
+    row.spender_approval_id === row.approval_id &&
+    row.spender_reason === 'approved_by_principal';
+  switch (row.status) {
+    case 'pending':
+      return answer === undefined && row.consumed_by === null ? undefined : 'status';
+    case 'approved':
+      return answer === 'ns.approval.approved' && row.consumed_by === null ? undefined : 'status';
+    case 'rejected':
+      return answer === 'ns.approval.rejected' && row.consumed_by === null ? undefined : 'status';
+    case 'consumed':
+      if (answer !== 'ns.approval.approved') return 'status';
+      return consumedBySpender ? undefined : 'consumed_by';
+    default:
+      return 'status';
+  }
 }

@@ -3,7 +3,9 @@
  * entry's `record_digest` commits to, as an evidence pack rebuilds it) has that digest, and every column that
  * restates the record (`decision`, `reason`, who, what, the map's ids, the reservation…) agrees with it, so a row
  * edited with the guards dropped is found whichever column was edited. Only `outcome` and `updated_at` change after
- * the decision (state columns, write-once-guards.ts); the outcome's changes are events of their own.
+ * the decision (state columns, write-once-guards.ts); the outcome must be the one the chain's
+ * `ns.purchase_authority.<outcome>` entries about the decision leave it in (`reserved` before any), and an approval a
+ * retry spent must say it was spent by that retry.
  * Pages by `seq`: O(page) memory.
  */
 import { canonicalDecisionRecord, canonicalJson, decidingChain, type DecisionRecordInput } from '@aar/core';
@@ -12,7 +14,9 @@ import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
 import { digestOfCanonical } from '../audit-entry.ts';
 import { approvalEffect, createsApproval, decisionEntryKind } from '../../services/authorize/approval-effect.ts';
+import { chainedOutcome, OUTCOME_KINDS } from '../../services/authorize/chained-outcome.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
+import { stateEntriesOf, type StateEntries } from './state-entries.ts';
 import type { RecordFindings } from './record-findings.ts';
 
 /** The rows of `seq` in (after, through]: the whole table from the scope's `after` by default. */
@@ -39,6 +43,7 @@ export async function checkDecisions(
       rows.map((r) => r.audit_ref),
       findings.size,
     );
+    const states = await statesOf(db, rows, findings.size);
     for (const row of rows) {
       const record = { table: 'decisions', id: row.policy_decision_id };
       const entry = entries.get(row.audit_ref);
@@ -47,20 +52,57 @@ export async function checkDecisions(
         else findings.fail({ reason: 'record_unanchored', record, detail: `audit_ref ${row.audit_ref}` });
         continue;
       }
+      if (states.outcomes.beyond.has(row.policy_decision_id)) {
+        // an outcome reported during this run: its entry is the next run's
+        findings.saw('decisions', Number(row.seq), true);
+        continue;
+      }
       findings.saw('decisions', Number(row.seq));
       findings.decisionAnchored.set(entry.index);
-      const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind);
-      if (problem) findings.fail({ ...problem, index: entry.index, record });
+      const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind, states);
+      if (problem) findings.fail({ record, ...problem, index: entry.index });
     }
   }
 }
 
-type Problem = { reason: 'record_digest_mismatch' | 'record_mismatch'; detail: string } | undefined;
+/** `record`: another row found at fault through this decision (the approval it spent), else the decision's own */
+type Problem =
+  | { reason: 'record_digest_mismatch' | 'record_mismatch'; detail: string; record?: { table: string; id: string } }
+  | undefined;
+
+/** What the chain says of a page's later states: outcomes reported, and the approvals its retries spent. */
+interface PageStates {
+  outcomes: StateEntries;
+  approvals: Map<string, { status: string; consumed_by: string | null }>;
+}
+
+async function statesOf(
+  db: Kysely<Database>,
+  rows: ReadonlyArray<Selectable<DecisionsTable>>,
+  size: number,
+): Promise<PageStates> {
+  const reserved = rows.filter((r) => r.reservation !== null).map((r) => r.policy_decision_id);
+  const outcomes = await stateEntriesOf(db, reserved, OUTCOME_KINDS, size);
+  const spent = rows.flatMap((r) =>
+    r.reason === 'approved_by_principal' && r.approval_id !== null ? [r.approval_id] : [],
+  );
+  const approvals = new Map<string, { status: string; consumed_by: string | null }>();
+  for (let i = 0; i < spent.length; i += 2000) {
+    const found = await db
+      .selectFrom('approvals')
+      .select(['approval_id', 'status', 'consumed_by'])
+      .where('approval_id', 'in', spent.slice(i, i + 2000))
+      .execute();
+    for (const a of found) approvals.set(a.approval_id, a);
+  }
+  return { outcomes, approvals };
+}
 
 function decisionProblem(
   row: Selectable<DecisionsTable>,
   committedDigest: string | undefined,
   kind: string | undefined,
+  states: PageStates,
 ): Problem {
   const read = row.record === null ? legacyRecord(row, committedDigest) : storedRecord(row, committedDigest);
   if ('reason' in read) return read;
@@ -100,8 +142,24 @@ function decisionProblem(
     return { reason: 'record_mismatch', detail: 'approval_id' };
   }
   if (kind !== decisionEntryKind(String(result.decision), effect)) return { reason: 'record_mismatch', detail: 'kind' };
-  if (row.outcome !== 'none' && reservation === null) return { reason: 'record_mismatch', detail: 'outcome' };
-  if (row.outcome === 'none' && reservation !== null) return { reason: 'record_mismatch', detail: 'outcome' };
+  // the outcome: none without a reservation; else reserved until reported, then the last reported outcome's entry
+  const outcomes = (states.outcomes.below.get(row.policy_decision_id) ?? []).map((e) => e.kind);
+  const expectedOutcome = reservation === null ? 'none' : chainedOutcome(outcomes);
+  if (row.outcome !== expectedOutcome || (reservation === null && outcomes.length > 0)) {
+    return { reason: 'record_mismatch', detail: 'outcome' };
+  }
+  // a retry that spent an approval: the approval says so (an approval set back to `approved` would buy twice)
+  if (effect === 'consume') {
+    const spent = states.approvals.get(String(heldId));
+    if (spent && (spent.status !== 'consumed' || spent.consumed_by !== row.policy_decision_id)) {
+      const approval = { table: 'approvals', id: String(heldId) };
+      return {
+        reason: 'record_mismatch',
+        record: approval,
+        detail: spent.status !== 'consumed' ? 'status' : 'consumed_by',
+      };
+    }
+  }
   return undefined;
 }
 

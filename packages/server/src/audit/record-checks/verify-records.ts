@@ -26,6 +26,7 @@ import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
 import { checkMerchants } from './check-merchants.ts';
 import { checkRevocations } from './check-revocations.ts';
+import { checkRiskStates } from './check-risk-states.ts';
 import { checkSelfAuditRuns } from './check-self-audit-runs.ts';
 import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
 
@@ -44,6 +45,8 @@ export async function verifyRecords(
   await checkEvents(db, findings, pageSize);
   await checkRevocations(db, findings, pageSize * 5);
   await checkApprovals(db, findings, pageSize);
+  // risk states: each row is what its subject's latest chained signal set (no `seq` mark: every run checks them all)
+  await checkRiskStates(db, findings, pageSize);
   await checkEvidencePacks(db, findings, jwks, pageSize);
   // stored documents (no `seq` mark: every run checks them all, like the packs)
   await checkGrants(db, findings, jwks, pageSize);

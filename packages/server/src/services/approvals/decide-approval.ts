@@ -6,6 +6,8 @@
 import { AarError, parseMintedId } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
+import { approvedKey } from '../authorize/chained-approval.ts';
+import { chainedStateCacheOf } from '../authorize/chained-state.ts';
 import { appendEvent } from '../events/append-event.ts';
 import { approvalView, type ApprovalView } from './approval-view.ts';
 
@@ -22,7 +24,7 @@ export async function decideApproval(
 ): Promise<ApprovalView> {
   const id = parseMintedId('approval', rawId, '/params/id');
   const postgres = ctx.store.dialect === 'postgres';
-  return ctx.writer.run(async (trx) => {
+  const view = await ctx.writer.run(async (trx) => {
     let query = trx.selectFrom('approvals').selectAll().where('approval_id', '=', id);
     if (postgres) query = query.forUpdate();
     const row = await query.executeTakeFirst();
@@ -56,4 +58,7 @@ export async function decideApproval(
     });
     return approvalView(updated, now);
   });
+  // committed with its `ns.approval.approved` entry: this instance knows the chain backs it (chained-approval.ts)
+  if (input.approve) chainedStateCacheOf(ctx).add(approvedKey(id));
+  return view;
 }

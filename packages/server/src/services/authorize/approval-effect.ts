@@ -9,7 +9,7 @@
  *   and announces it as `ns.decision.requires_approval` (CONTRACT section 9);
  * - `none`: any other decision creates nothing and names the held approval, if any.
  */
-import { CARD_PURCHASE_CAPABILITY } from '@aar/core';
+import { CARD_PURCHASE_CAPABILITY, computeBasketHash, type DecisionRequest } from '@aar/core';
 import { DECISION_ENTRY_KIND } from '../../audit/record-checks/decision-kinds.ts';
 
 export type ApprovalEffect = 'consume' | 'pending' | 'create' | 'push' | 'none';
@@ -39,4 +39,20 @@ export function approvalSubject(effect: ApprovalEffect, requestSubject: string):
 /** The kind of the decision's audit entry and event type (an allowed ask announces the approval it pushes). */
 export function decisionEntryKind(decision: string, effect: ApprovalEffect): string | undefined {
   return effect === 'push' ? 'ns.decision.requires_approval' : DECISION_ENTRY_KIND[decision];
+}
+
+/**
+ * What an approval the decision created is bound to (the approvals row's `bound`): who, what, where, how much, with
+ * which card and basket, from the decision's request. A retry is allowed only for exactly this.
+ */
+export function approvalBound(request: DecisionRequest, effect: ApprovalEffect): Record<string, unknown> {
+  return {
+    actor_entity_id: request.actor_entity_id,
+    principal_entity_id: request.principal_entity_id,
+    subject: approvalSubject(effect, request.subject),
+    ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
+    ...(request.amount ? { amount: request.amount } : {}),
+    ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),
+    ...(request.basket !== undefined ? { basket_hash: computeBasketHash(request.basket) } : {}),
+  };
 }

@@ -5,9 +5,11 @@
  * than the version it is used at: a suspension committed before this authorize began is always seen.
  * Rows come out as the query returned them and are shared between requests: callers copy what they keep.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from '../../store/index.ts';
+import { sql, type Kysely } from 'kysely';
+import type { Database, RiskStateValue } from '../../store/index.ts';
 import { prepareQuery, type PreparedQuery } from '../../store/prepared-query.ts';
+import { assertRiskChained, RISK_EVENT } from './chained-risk.ts';
+import { chainedStateCacheOf } from './chained-state.ts';
 import type { GrantCache } from './grant-cache.ts';
 
 const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
@@ -25,15 +27,38 @@ const MERCHANT = prepareQuery(['id'], (db, args: { id: string }) =>
     .select(['merchant_id', 'category', 'jurisdiction', 'state'])
     .where('merchant_id', '=', args.id),
 );
-const RISK = prepareQuery(['id'], (db, args: { id: string }) =>
-  db.selectFrom('risk_states').select(['entity_id', 'risk_state', 'expires_at']).where('entity_id', '=', args.id),
+/**
+ * The risk row (or its absence) with the subject's latest `ns.risk.state_changed` envelope, in one statement: what
+ * chained-risk.ts checks the row against before it is used (one row whether or not the subject has a risk row).
+ */
+const RISK_WITH_EVENT = prepareQuery(['id'], (db, args: { id: string }) =>
+  db
+    .selectFrom(db.selectNoFrom(sql<string>`cast(${args.id} as text)`.as('id')).as('s'))
+    .leftJoin('risk_states as r', 'r.entity_id', 's.id')
+    .select((eb) => [
+      's.id as subject',
+      'r.risk_state',
+      'r.expires_at',
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .where('e.event_type', '=', RISK_EVENT)
+        .whereRef('e.subject_ref', '=', 's.id')
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('last_event'),
+    ]),
 );
 
 type RowOf<Q> = Q extends PreparedQuery<unknown, infer Row> ? Row : never;
 export type EntityFact = RowOf<typeof ENTITY>;
 export type InstrumentFact = RowOf<typeof INSTRUMENT>;
 export type MerchantFact = RowOf<typeof MERCHANT>;
-export type RiskFact = RowOf<typeof RISK>;
+export interface RiskFact {
+  entity_id: string;
+  risk_state: RiskStateValue;
+  expires_at: string | null;
+}
 
 /** One reader of facts at one version: what a single authorize uses. */
 export class FactReader {
@@ -59,8 +84,21 @@ export class FactReader {
     return this.#read('merchant', id, MERCHANT);
   }
 
+  /** A risk state only as far as the audit chain backs it (chained-risk.ts); a forged one throws (fail closed). */
   risk(id: string): RiskFact | null | Promise<RiskFact | null> {
-    return this.#read('risk', id, RISK);
+    const hit = this.#cache.fact<RiskFact>('risk', id, this.version);
+    if (hit) return hit.row;
+    return RISK_WITH_EVENT.execute(this.#db, { id }).then(async ({ rows }) => {
+      const found = rows[0];
+      if (!found) throw new Error('the risk statement returned no row');
+      await assertRiskChained(this.#db, chainedStateCacheOf(this.#cache), found);
+      const row: RiskFact | null =
+        found.risk_state === null
+          ? null
+          : { entity_id: id, risk_state: found.risk_state as RiskStateValue, expires_at: found.expires_at };
+      this.#cache.storeFact('risk', id, this.version, row);
+      return row;
+    });
   }
 
   /** A hit answers synchronously (no promise, no microtask); a miss reads the store and keeps the row at the version. */

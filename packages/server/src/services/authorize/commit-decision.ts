@@ -15,7 +15,6 @@
 import {
   buildDecisionMap,
   canonicalDecisionRecord,
-  computeBasketHash,
   decide,
   decidingChain,
   mintedId,
@@ -33,7 +32,15 @@ import { encodeDecisionRecord } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { derivesTo } from '../events/decision-envelope.ts';
 import { ENSURE_SPEND_ROW, INSERT_NONCE, SPEND_ROWS, SPEND_ROWS_FOR_UPDATE } from './decision-statements.ts';
-import { approvalEffect, approvalSubject, createsApproval, decisionEntryKind } from './approval-effect.ts';
+import {
+  approvalBound,
+  approvalEffect,
+  createsApproval,
+  decisionEntryKind,
+  type ApprovalEffect,
+} from './approval-effect.ts';
+import { assertApprovalChained, boundKey } from './chained-approval.ts';
+import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
 import type { PayloadVerification } from './verify-payload.ts';
@@ -60,7 +67,11 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const day = nowIso.slice(0, 10);
   const postgres = ctx.store.dialect === 'postgres';
 
-  return ctx.writer.run(async (trx) => {
+  const chained = chainedStateCacheOf(ctx);
+  // what this decision writes that the chain backs (an approval it creates): known once it commits
+  let written: string[] = [];
+  const response = await ctx.writer.run(async (trx) => {
+    written = [];
     // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
     const snapshot: DecisionSnapshot = input.snapshot;
 
@@ -98,7 +109,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       }
     }
 
-    if (request.policy_decision_id) snapshot.approval = await lockApproval(trx, request.policy_decision_id, postgres);
+    if (request.policy_decision_id) {
+      snapshot.approval = await lockApproval(trx, request.policy_decision_id, postgres, chained);
+    }
 
     const result = decide(request, snapshot, nowIso);
 
@@ -135,15 +148,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       // approval binds the purchase itself (`execute`, CARD_PURCHASE_CAPABILITY), so the principal's answer is what
       // the agent's execute with this `policy_decision_id` is judged by. A retry of an ask that consumed an approval
       // already granted is `consume`: an ordinary allow, with no approval to push.
-      approval = await createApproval(
-        ctx,
-        trx,
-        request,
-        result.reason,
-        policyDecisionId,
-        now,
-        approvalSubject(effect, request.subject),
-      );
+      const created = await createApproval(ctx, trx, request, result.reason, policyDecisionId, now, effect);
+      approval = created.approval;
+      written.push(boundKey(approval.approval_id, created.bound));
     }
 
     // the map's canonical text comes with its signature: the record below holds it without a second pass
@@ -253,6 +260,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       ...(approval ? { approval } : {}),
     };
   });
+  for (const key of written) chained.add(key);
+  return response;
 }
 
 async function rememberNonce(
@@ -270,15 +279,18 @@ async function rememberNonce(
   return Number(inserted.numAffectedRows ?? 0n) === 1;
 }
 
+/** The approval a retry names, under lock; an approved one only as far as the chain backs it (chained-approval.ts). */
 async function lockApproval(
   trx: Transaction<Database>,
   policyDecisionId: string,
   postgres: boolean,
+  chained: ChainedStateCache,
 ): Promise<ApprovalSnapshot | null> {
   let query = trx.selectFrom('approvals').selectAll().where('policy_decision_id', '=', policyDecisionId);
   if (postgres) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row) return null;
+  await assertApprovalChained(trx, chained, row);
   return {
     approval_id: row.approval_id,
     policy_decision_id: row.policy_decision_id,
@@ -295,20 +307,12 @@ async function createApproval(
   reason: string,
   policyDecisionId: string,
   now: Date,
-  subject = request.subject,
-): Promise<NonNullable<AuthorizeResponse['approval']>> {
+  effect: ApprovalEffect,
+): Promise<{ approval: NonNullable<AuthorizeResponse['approval']>; bound: string }> {
   const approvalId = mintedId('approval', ctx.newUuid());
   const nowIso = now.toISOString();
   const expiresAt = new Date(now.getTime() + ctx.config.approvalTtlSeconds * 1000).toISOString();
-  const bound = {
-    actor_entity_id: request.actor_entity_id,
-    principal_entity_id: request.principal_entity_id,
-    subject,
-    ...(request.merchant_id !== undefined ? { merchant_id: request.merchant_id } : {}),
-    ...(request.amount ? { amount: request.amount } : {}),
-    ...(request.instrument_id !== undefined ? { instrument_id: request.instrument_id } : {}),
-    ...(request.basket !== undefined ? { basket_hash: computeBasketHash(request.basket) } : {}),
-  };
+  const boundText = JSON.stringify(approvalBound(request, effect));
   await trx
     .insertInto('approvals')
     .values({
@@ -318,7 +322,7 @@ async function createApproval(
       actor_entity_id: request.actor_entity_id,
       status: 'pending',
       reason,
-      bound: JSON.stringify(bound),
+      bound: boundText,
       expires_at: expiresAt,
       decided_at: null,
       sca_reference: null,
@@ -327,5 +331,5 @@ async function createApproval(
       updated_at: nowIso,
     })
     .execute();
-  return { approval_id: approvalId, status: 'pending', expires_at: expiresAt };
+  return { approval: { approval_id: approvalId, status: 'pending', expires_at: expiresAt }, bound: boundText };
 }

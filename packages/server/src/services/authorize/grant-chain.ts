@@ -13,6 +13,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { effectiveGrantRow, selectGrants, type GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
+import { REVOKED_EVENT } from '../grants/write-revocation-cascade.ts';
+import { integrityFailure } from './chained-state.ts';
 import { candidatesKey, type GrantCache } from './grant-cache.ts';
 
 /** A chain deeper than this is refused as delegation_invalid; the grants API keeps depth far lower. */
@@ -42,11 +44,11 @@ export async function loadGrantChain(
   const key = candidatesKey(request.actor_entity_id, request.principal_entity_id, resource);
   let candidates = cache.candidates(key, version);
   if (!candidates) {
-    let query = selectGrants(db)
+    let query = withChainedRevocation(selectGrants(db))
       .where('grants.actor_entity_id', '=', request.actor_entity_id)
       .where('grants.principal_entity_id', '=', request.principal_entity_id);
     if (resource) query = query.where('grants.resource_id', '=', resource);
-    candidates = (await query.orderBy('grants.seq', 'desc').limit(200).execute()).map(effectiveGrantRow);
+    candidates = (await query.orderBy('grants.seq', 'desc').limit(200).execute()).map(chainedGrantRow);
     cache.storeCandidates(key, version, candidates);
   }
   if (candidates.length === 0) return { lookup: 'authority_not_found', rows: [], alternatives: [] };
@@ -69,15 +71,49 @@ async function ancestry(db: Kysely<Database>, cache: GrantCache, version: number
   while (parentId !== null && rows.length <= MAX_CHAIN_LENGTH) {
     let parent = cache.row(parentId, version);
     if (!parent) {
-      const found = await selectGrants(db).where('grants.grant_id', '=', parentId).executeTakeFirst();
+      const found = await withChainedRevocation(selectGrants(db))
+        .where('grants.grant_id', '=', parentId)
+        .executeTakeFirst();
       if (!found) break; // a dangling link: decide sees a chain that does not reach a root (delegation_invalid)
-      parent = effectiveGrantRow(found);
+      parent = chainedGrantRow(found);
       cache.storeRow(version, parent);
     }
     rows.unshift(parent);
     parentId = parent.parent_grant_id;
   }
   return rows;
+}
+
+/**
+ * A grant's revocation is honoured as the chain records it: a revocation operation's entry (`ns.authority.revoked`,
+ * subject the grant it was asked for: write-revocation-cascade.ts) revokes that grant and everything below it. Each
+ * row read for authorize says, in the same statement (no extra round trip, only when the cache misses), whether the
+ * chain holds such an entry for it; a row that reads active beside one had its revocation deleted or its state
+ * edited (the attacker of chained-state.ts), and is refused. Descendants revoked by an ancestor's cascade are
+ * judged through that ancestor, which is in their chain.
+ */
+function withChainedRevocation<Q extends ReturnType<typeof selectGrants>>(query: Q) {
+  return query.select((eb) =>
+    eb
+      .exists(
+        eb
+          .selectFrom('audit_entries as chained')
+          .select('chained.idx')
+          .whereRef('chained.subject_ref', '=', 'grants.grant_id')
+          .where('chained.kind', '=', REVOKED_EVENT),
+      )
+      .as('revoked_in_chain'),
+  );
+}
+
+function chainedGrantRow(row: GrantRow & { cascade_revoked_at: string | null; revoked_in_chain: unknown }): GrantRow {
+  const { revoked_in_chain: revokedInChain, ...rest } = row;
+  const grant = effectiveGrantRow(rest);
+  // SQLite answers 0/1, PostgreSQL a boolean
+  if (grant.state === 'active' && (revokedInChain === true || Number(revokedInChain) === 1)) {
+    throw integrityFailure('grants', grant.grant_id, 'state');
+  }
+  return grant;
 }
 
 function expired(row: GrantRow, nowIso: string): boolean {

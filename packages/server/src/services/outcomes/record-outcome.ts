@@ -2,12 +2,14 @@
  * POST /v1/runtime/outcomes: what happened to an allowed purchase. `executed` settles the reservation (it keeps
  * counting against the day it was made); `failed` (before execution) and `refunded` (after) release it, so the daily
  * limit counts only money that actually left. Transitions: reserved -> executed | failed; executed -> refunded.
- * Reporting the outcome a decision already has is a no-op (safe to retry).
+ * Reporting the outcome a decision already has is a no-op (safe to retry). The stored outcome a transition starts
+ * from must be the one the chain records (chained-outcome.ts): an edited `outcome` is refused, not built on.
  */
 import { AarError, moneyToJson, parseMintedId, type Reservation } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { DecisionOutcome } from '../../store/index.ts';
+import { assertOutcomeChained } from '../authorize/chained-outcome.ts';
 import { appendEvent } from '../events/append-event.ts';
 
 export type ReportedOutcome = 'executed' | 'failed' | 'refunded';
@@ -41,6 +43,7 @@ export async function recordOutcome(
     if (postgres) query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) throw new AarError('not_found', `decision \`${id}\` does not exist`);
+    await assertOutcomeChained(trx, id, row.outcome);
     if (row.outcome === outcome) return { policy_decision_id: id, outcome, previous_outcome: outcome, released: null };
     if (row.outcome === 'none' || !row.reservation || !row.spend_day) {
       throw new AarError(

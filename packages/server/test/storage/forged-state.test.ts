@@ -1,0 +1,204 @@
+/**
+ * A forged state is not honoured, on each database. Attacker: the database but not the service's key, editing a
+ * state row with the write-once guards and triggers out of the way (test/support/bypassing-guards.ts). Every state
+ * that changes a decision must come from a chained record: an approval's answer, a decision's outcome, a risk state,
+ * a grant's revocation. The forged row is refused where it would be used (503 `audit_unavailable`, naming the table,
+ * row and column; nothing is committed) and `GET /v1/audit/verify` names it.
+ */
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
+import { testDialects } from '../support/dialects.ts';
+import { inOneYear } from '../support/fixtures.ts';
+import { buildPurchaseWorld, type CallResult } from '../support/purchase-world.ts';
+import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
+
+const dialects = await testDialects();
+const AGENT = 'ns:entity:agent:shopper-1';
+
+describe.each(dialects)('a forged state on %s', (dialect) => {
+  let rt: TestRuntime;
+  let world: Awaited<ReturnType<typeof buildPurchaseWorld>>;
+  let merchants = 0;
+  beforeEach(async () => {
+    rt = await startTestRuntime({ dialect });
+    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    world = await buildPurchaseWorld(base, ADMIN_TOKEN, {
+      scope: {
+        max_amount_per_purchase: { amount: 500, currency: 'EUR' },
+        max_daily_amount: { amount: 10_000, currency: 'EUR' },
+        requires_approval_above: { amount: 40, currency: 'EUR' },
+        allowed_jurisdictions: ['DE'],
+        valid_until: inOneYear(),
+      },
+    });
+  });
+  afterEach(async () => rt?.close());
+
+  const forge = (statement: ReturnType<typeof sql>) =>
+    bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
+      await statement.execute(db);
+    });
+  const verify = async () => (await world.call('GET', '/v1/audit/verify')).body;
+  /** a legitimate change elsewhere: the facts version moves, so every instance reads its facts afresh */
+  const moveFactsVersion = () =>
+    world.must('POST', '/v1/merchants', {
+      id: `other-${++merchants}`,
+      display_name: 'Other',
+      category: '5411',
+      jurisdiction: 'DE',
+    });
+  const decisionCount = async () =>
+    Number(
+      (
+        await rt.ctx.store.db
+          .selectFrom('decisions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const expectRefused = async (res: CallResult, table: string, column: string) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body).toMatchObject({ code: 'audit_unavailable', integrity: { table, column } });
+  };
+
+  it('refuses an approval set to approved in the row, and verify names approvals.status', async () => {
+    const held = await world.authorize(world.purchase(45));
+    expect(held.body).toMatchObject({ decision: 'require_approval' });
+    const approvalId: string = held.body.approval.approval_id;
+    await forge(sql`update approvals set status = 'approved', decided_at = ${new Date().toISOString()}
+                    where approval_id = ${approvalId}`);
+    const before = await decisionCount();
+    const retry = await world.authorize(world.purchase(45, { policy_decision_id: held.body.policy_decision_id }));
+    await expectRefused(retry, 'approvals', 'status');
+    expect(retry.body.integrity.id).toBe(approvalId);
+    expect(await decisionCount()).toBe(before); // fail closed: nothing committed
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'approvals', id: approvalId },
+      detail: 'status',
+    });
+  });
+
+  it('refuses a spent approval set back to approved (no second purchase on one answer)', async () => {
+    const held = await world.authorize(world.purchase(45));
+    const approvalId: string = held.body.approval.approval_id;
+    const decided = await world.call(
+      'POST',
+      `/v1/approvals/${approvalId}/decision`,
+      { approve: true },
+      world.principalToken,
+    );
+    expect(decided.status).toBe(200);
+    const retry = world.purchase(45, { policy_decision_id: held.body.policy_decision_id });
+    expect((await world.authorize(retry)).body).toMatchObject({ reason: 'approved_by_principal' });
+    await forge(sql`update approvals set status = 'approved', consumed_by = null where approval_id = ${approvalId}`);
+    await expectRefused(await world.authorize(retry), 'approvals', 'status');
+    expect(await verify()).toMatchObject({
+      valid: false,
+      record: { table: 'approvals', id: approvalId },
+      detail: 'status',
+    });
+  });
+
+  it('refuses a widened approval (bound edited after the principal approved)', async () => {
+    const held = await world.authorize(world.purchase(45));
+    const approvalId: string = held.body.approval.approval_id;
+    await world.call('POST', `/v1/approvals/${approvalId}/decision`, { approve: true }, world.principalToken);
+    const bound = (
+      await rt.ctx.store.db
+        .selectFrom('approvals')
+        .select('bound')
+        .where('approval_id', '=', approvalId)
+        .executeTakeFirstOrThrow()
+    ).bound;
+    const widened = bound.replace('"minor":4500', '"minor":45000');
+    expect(widened).not.toBe(bound);
+    await forge(sql`update approvals set bound = ${widened} where approval_id = ${approvalId}`);
+    const retry = await world.authorize(world.purchase(450, { policy_decision_id: held.body.policy_decision_id }));
+    await expectRefused(retry, 'approvals', 'bound');
+    expect(await verify()).toMatchObject({
+      valid: false,
+      record: { table: 'approvals', id: approvalId },
+      detail: 'bound',
+    });
+  });
+
+  it('refuses a decision outcome edited in the row, and verify names decisions.outcome', async () => {
+    const buy = await world.authorize(world.purchase(30));
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints' });
+    const id: string = buy.body.policy_decision_id;
+    // executed without a report: a refund would then release money the chain says is still only reserved
+    await forge(sql`update decisions set outcome = 'executed' where policy_decision_id = ${id}`);
+    const refund = await world.call(
+      'POST',
+      '/v1/runtime/outcomes',
+      { policy_decision_id: id, outcome: 'refunded' },
+      world.runtimeToken,
+    );
+    await expectRefused(refund, 'decisions', 'outcome');
+    const spent = await rt.ctx.store.db.selectFrom('spend_counters').select('reserved_minor').executeTakeFirstOrThrow();
+    expect(Number(spent.reserved_minor)).toBe(3000); // nothing released
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'decisions', id },
+      detail: 'outcome',
+    });
+  });
+
+  it('refuses a risk state edited or deleted in the row, and verify names risk_states', async () => {
+    await world.must('POST', '/v1/risk-signals', { entity_id: AGENT, risk_state: 'blocked' });
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'risk_state_blocked' });
+    await forge(sql`update risk_states set risk_state = 'normal' where entity_id = ${AGENT}`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'risk_states', 'risk_state');
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'risk_states', id: AGENT },
+      detail: 'risk_state',
+    });
+    await forge(sql`delete from risk_states where entity_id = ${AGENT}`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'risk_states', 'risk_state');
+    expect(await verify()).toMatchObject({ valid: false, record: { table: 'risk_states', id: AGENT } });
+  });
+
+  it('refuses a revoked grant made active again, and verify names the revocation', async () => {
+    const revoked = await world.call('POST', `/v1/grants/${world.grant.grant_id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'authority_revoked' });
+    await forge(sql`delete from grant_revocations where grant_id = ${world.grant.grant_id}`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'grants', 'state');
+    expect(await verify()).toMatchObject({ valid: false, record: { table: 'grant_revocations' } });
+  });
+
+  it('honours every genuine state (control)', async () => {
+    const held = await world.authorize(world.purchase(45));
+    await world.call(
+      'POST',
+      `/v1/approvals/${held.body.approval.approval_id}/decision`,
+      { approve: true },
+      world.principalToken,
+    );
+    await world.must('POST', '/v1/risk-signals', { entity_id: AGENT, risk_state: 'elevated' });
+    await world.must('POST', '/v1/risk-signals', { entity_id: AGENT, risk_state: 'normal' });
+    await moveFactsVersion();
+    const buy = await world.authorize(world.purchase(45, { policy_decision_id: held.body.policy_decision_id }));
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints', reason: 'approved_by_principal' });
+    for (const outcome of ['executed', 'refunded']) {
+      const res = await world.call(
+        'POST',
+        '/v1/runtime/outcomes',
+        { policy_decision_id: buy.body.policy_decision_id, outcome },
+        world.runtimeToken,
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+});
