@@ -132,7 +132,7 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
     await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
       await db
         .updateTable('audit_entries')
-        .set({ entry: text, leaf_hash: leaf.toString('base64') })
+        .set({ entry: text, leaf_hash: leaf.toString('base64'), occurred_at: entry.occurred_at })
         .where('idx', '=', 20)
         .execute();
       await db

@@ -177,6 +177,23 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     expect(await verify()).toMatchObject({ valid: false, record: { table: 'grant_revocations' } });
   });
 
+  it('names an entry whose lookup columns were moved to another subject (a revocation hidden from authorize)', async () => {
+    await world.call('POST', `/v1/grants/${world.grant.grant_id}/revoke`);
+    const entry = await rt.ctx.store.db
+      .selectFrom('audit_entries')
+      .select('idx')
+      .where('subject_ref', '=', world.grant.grant_id)
+      .where('kind', '=', 'ns.authority.revoked')
+      .executeTakeFirstOrThrow();
+    await forge(sql`update audit_entries set subject_ref = 'ns:authority:grant:elsewhere' where idx = ${entry.idx}`);
+    expect(await verify()).toMatchObject({
+      valid: false,
+      first_invalid_index: Number(entry.idx),
+      failure: 'malformed_entry',
+      detail: 'subject_ref',
+    });
+  });
+
   it('honours every genuine state (control)', async () => {
     const held = await world.authorize(world.purchase(45));
     await world.call(

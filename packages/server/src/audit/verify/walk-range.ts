@@ -86,7 +86,7 @@ export async function walkRange(
     while (index < end) {
       const rows = await db
         .selectFrom('audit_entries')
-        .select(['idx', 'audit_id', 'entry', 'leaf_hash'])
+        .select(['idx', 'audit_id', 'entry', 'leaf_hash', 'kind', 'subject_ref', 'occurred_at'])
         .where('idx', '>=', index)
         .where('idx', '<', end)
         .orderBy('idx')
@@ -105,6 +105,13 @@ export async function walkRange(
         if (!entry || entry.audit_id !== row.audit_id) stop('malformed_entry', index);
         if (entry!.index !== index) stop('index_mismatch', index);
         if (entry!.prev_leaf_hash !== prevLeafHash) stop('prev_link_broken', index);
+        // the columns entries are looked up by (a state's entries by subject and kind: services/authorize/chained-*.ts)
+        // must restate the covered text: an entry moved to another subject would hide a revocation or an outcome
+        for (const column of ['kind', 'subject_ref', 'occurred_at'] as const) {
+          if (row[column] !== entry![column]) {
+            stop('malformed_entry', index, { record: { table: 'audit_entries', id: String(index) }, detail: column });
+          }
+        }
         range.append(leaf, (level, at, hash) => {
           const node = level === 0 ? leafB64 : hash.toString('base64');
           if (!stored.has(level, at, node)) stop(level === 0 ? 'leaf_hash_mismatch' : 'node_mismatch', at * 2 ** level);
@@ -142,6 +149,8 @@ interface ParsedEntry {
   audit_id: unknown;
   index: unknown;
   kind: string;
+  subject_ref: unknown;
+  occurred_at: unknown;
   prev_leaf_hash: unknown;
 }
 
