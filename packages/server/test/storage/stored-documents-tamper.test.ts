@@ -5,7 +5,16 @@
  * tier was raised from `community` to `certified` is no longer served with a valid service signature: the service
  * refuses to serve it (fail closed) instead of signing the edit at read.
  */
-import { verifyDocument, type Jwks } from '@aar/core';
+import { generateKeyPairSync, randomUUID, sign as edSign } from 'node:crypto';
+import {
+  CONFORMANCE_PROFILE_IDS,
+  CONFORMANCE_REPORT_SCHEMA,
+  signDocument,
+  summarizeFixtureResults,
+  verifyDocument,
+  type FixtureResult,
+  type Jwks,
+} from '@aar/core';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/index.ts';
@@ -18,10 +27,44 @@ const dialects = await testDialects();
 
 type World = Awaited<ReturnType<typeof buildPurchaseWorld>>;
 
+const PUBLISHER = 'ns:entity:organisation:report-publisher';
+const DEPLOYMENT = 'https://service.example.com';
+const publisher = generateKeyPairSync('ed25519');
+
+/** A conformance report of the publisher's own deployment, signed with the publisher entity's key. */
+async function publisherReport(): Promise<{ report_id: string } & Record<string, unknown>> {
+  const results: FixtureResult[] = Array.from({ length: 4 }, (_, i) => ({
+    fixture_id: `core.f${i}`,
+    profile: CONFORMANCE_PROFILE_IDS[0]!,
+    title: 't',
+    status: 'passed',
+    duration_ms: 1,
+    failures: [],
+  }));
+  const summary = summarizeFixtureResults(results);
+  const unsigned = {
+    schema_version: CONFORMANCE_REPORT_SCHEMA,
+    report_id: `ns:conformance_report:${randomUUID()}`,
+    kit: { version: '1.0.0', fixtures: 4, digest: 'sha-256:x' },
+    target: { base_url: DEPLOYMENT, server_version: '1.0.0' },
+    profiles_requested: [CONFORMANCE_PROFILE_IDS[0]!],
+    profiles: [],
+    summary,
+    passed: true,
+    started_at: '2026-11-20T07:59:00.000Z',
+    finished_at: '2026-11-20T08:00:00.000Z',
+    results,
+  };
+  return (await signDocument(unsigned, {
+    keyId: PUBLISHER,
+    sign: async (m: Uint8Array) => new Uint8Array(edSign(null, m, publisher.privateKey)),
+  })) as unknown as { report_id: string } & Record<string, unknown>;
+}
+
 describe.each(dialects)('stored documents tampered with on %s', (dialect) => {
   let rt: TestRuntime;
   let world: World;
-  let ids: { grant: string; bundle: string; report: string; listing: string };
+  let ids: { grant: string; bundle: string; report: string; listing: string; publisherReport: string };
   const db = (): Kysely<Database> => rt.ctx.store.db;
   const verify = async () => (await world.call('GET', '/v1/audit/verify')).body;
 
@@ -44,11 +87,32 @@ describe.each(dialects)('stored documents tampered with on %s', (dialect) => {
       jurisdictions: ['DE'],
       pricing_model: 'free',
     });
+    // a listing that brings its publisher's own report (stored with origin `publisher`, signed by the publisher)
+    const jwk = publisher.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
+    await world.must('POST', '/v1/entities', {
+      type: 'organisation',
+      id: 'report-publisher',
+      display_name: 'Report Publisher',
+      public_key_jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+    });
+    const brought = await publisherReport();
+    await world.must('POST', '/v1/listings', {
+      kind: 'service',
+      title: 'Published Service',
+      publisher: { name: 'Report Publisher', tier: 'community', entity_id: PUBLISHER },
+      sectors: [],
+      regimes: [],
+      jurisdictions: [],
+      pricing_model: 'usage',
+      deployment_url: DEPLOYMENT,
+      conformance_report: brought,
+    });
     ids = {
       grant: world.grant.grant_id,
       bundle: bundle.bundle_id,
       report: report.report_id,
       listing: listing.listing_id,
+      publisherReport: brought.report_id,
     };
     expect(await verify()).toMatchObject({ valid: true });
   }, 120_000);
@@ -135,6 +199,22 @@ describe.each(dialects)('stored documents tampered with on %s', (dialect) => {
     await tampered('conformance_runs', 'report_id', ids.report, 'fixtures', (n) => String(Number(n) + 7), {
       failure: 'record_mismatch',
       detail: 'fixtures',
+    });
+  });
+
+  it("checks a report a listing brought with its publisher's key, and a self-run passed off as one", async () => {
+    await tampered(
+      'conformance_runs',
+      'report_id',
+      ids.publisherReport,
+      'document',
+      (doc) => doc.replace(/"fixtures":(\d+)/, (_, n: string) => `"fixtures":${Number(n) + 1}`),
+      { failure: 'record_signature_invalid', detail: 'document' },
+    );
+    // a self-run relabelled as brought by a publisher: no publisher key signed it
+    await tampered('conformance_runs', 'report_id', ids.report, 'origin', () => 'publisher', {
+      failure: 'record_unanchored',
+      detail: 'origin',
     });
   });
 

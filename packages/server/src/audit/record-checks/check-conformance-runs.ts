@@ -6,19 +6,21 @@
  * - the summary columns restate it (`report_id`, `passed`, `fixtures`, `failed`, `created_at` = `finished_at`): the
  *   self-audit and the console read those columns without parsing the report.
  * A report a listing brought (`origin` `publisher`, migration 0015) is signed by its publisher's key, not the
- * service's: its signature is checked where it is used (services/marketplace/listing-evidence.ts), its columns here.
+ * service's: it must verify with the registered key of the publisher of a listing that cites it.
  * A report is not an audited state change: no audit entry commits to it, so the findings name no index, and a
  * deleted report is not told apart from one never run (it changes no decision; a listing citing it is refused then).
  * `created_by` is in no signed or chained record; it is never served nor read (docs/audit.md, "Outside the chain").
  * Reports carry no `seq` mark: every run (incremental too) checks them all, a page at a time.
  */
-import { canonicalJson, verifyDocument, type Jwks } from '@aar/core';
+import { canonicalJson, verifyDocument, type Ed25519PublicJwk, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
 interface ReportRow {
   seq: number;
+  /** a self-run: the credential; a report a listing brought: the publisher entity (normalize-listing.ts) */
+  created_by?: string | null;
   /** who signed it (migration 0015): `self` (this service) or `publisher` (a listing's evidence); absent before */
   origin?: string;
   report_id: string;
@@ -48,7 +50,7 @@ export async function checkConformanceRuns(
     after = Number(rows[rows.length - 1]!.seq);
     await Promise.all(
       rows.map(async (row) => {
-        const problem = await reportProblem(row, jwks);
+        const problem = await reportProblem(db, row, jwks);
         if (problem) findings.fail({ ...problem, record: { table: 'conformance_runs', id: row.report_id } });
       }),
     );
@@ -56,6 +58,7 @@ export async function checkConformanceRuns(
 }
 
 async function reportProblem(
+  db: Kysely<Database>,
   row: ReportRow,
   jwks: Jwks,
 ): Promise<{ reason: RecordFailureReason; detail: string } | undefined> {
@@ -68,9 +71,14 @@ async function reportProblem(
   }
   const origin = row.origin ?? 'self';
   if (origin !== 'self' && origin !== 'publisher') return { reason: 'record_mismatch', detail: 'origin' };
-  // a publisher's report is signed by the publisher's registered key, checked where it is used (listing-evidence.ts)
-  if (origin === 'self' && !(await verifyDocument(report, jwks)).valid) {
-    return { reason: 'record_signature_invalid', detail: 'document' };
+  if (origin === 'self') {
+    if (!(await verifyDocument(report, jwks)).valid) return { reason: 'record_signature_invalid', detail: 'document' };
+  } else {
+    const keys = await publisherKeys(db, row.report_id, row.created_by ?? null);
+    if (keys.length === 0) return { reason: 'record_unanchored', detail: 'origin' };
+    // whichever key the report names, only the publishers' registered keys are tried
+    const results = await Promise.all(keys.map((key) => verifyDocument(report, () => key)));
+    if (!results.some((r) => r.valid)) return { reason: 'record_signature_invalid', detail: 'document' };
   }
   const summary = (report.summary ?? {}) as { fixtures?: unknown; failed?: unknown };
   const expected: Array<[keyof ReportRow, unknown]> = [
@@ -85,4 +93,44 @@ async function reportProblem(
     if (actual !== value) return { reason: 'record_mismatch', detail: column };
   }
   return undefined;
+}
+
+/**
+ * A report a listing brought (`origin` `publisher`) is trusted with the registered key of its publisher entity, never
+ * the report's own `key_id` (services/marketplace/listing-evidence.ts): the entity that brought it (`created_by`; a
+ * listing refused after its report was stored leaves the report citing nothing) and the publishers of the listings
+ * that cite it. The entities' keys are checked against their events (check-entities.ts). None: anchored by nothing.
+ */
+async function publisherKeys(
+  db: Kysely<Database>,
+  reportId: string,
+  broughtBy: string | null,
+): Promise<Ed25519PublicJwk[]> {
+  const citing = await db
+    .selectFrom('listings')
+    .select('document')
+    .where('conformance_report_id', '=', reportId)
+    .execute();
+  const entityIds = citing.flatMap((l) => {
+    try {
+      const id = (JSON.parse(l.document) as { publisher?: { entity_id?: unknown } }).publisher?.entity_id;
+      return typeof id === 'string' ? [id] : [];
+    } catch {
+      return [];
+    }
+  });
+  if (broughtBy !== null) entityIds.push(broughtBy);
+  if (entityIds.length === 0) return [];
+  const entities = await db
+    .selectFrom('entities')
+    .select('public_key_jwk')
+    .where('entity_id', 'in', [...new Set(entityIds)])
+    .execute();
+  return entities.flatMap((e) => {
+    try {
+      return e.public_key_jwk === null ? [] : [JSON.parse(e.public_key_jwk) as Ed25519PublicJwk];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -85,7 +85,15 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
       'read to leave those resources out; it changes no decision (docs/conformance.md)',
   },
   { table: 'conformance_runs', columns: ['seq'], reason: SEQ },
-  { table: 'conformance_runs', columns: ['created_by'], reason: CREATED_BY },
+  {
+    table: 'conformance_runs',
+    columns: ['created_by'],
+    reason:
+      'the credential that ran a self-run, never served nor decided on; for a report a listing brought, the ' +
+      "publisher entity, whose key is tried with the citing listings' publishers' keys: an edit can only name " +
+      "another entity, and a report counts for a listing only when that listing's own publisher signed it " +
+      '(checked at every score)',
+  },
   {
     table: 'decisions',
     columns: ['updated_at'],
