@@ -19,7 +19,7 @@ import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 const dialects = await testDialects();
 
-const RUNS = Number(process.env.AAR_PROPERTY_RUNS ?? 6);
+const RUNS = Number(process.env.AAR_PROPERTY_RUNS ?? 8);
 const MAX_STEPS = 30;
 const SUBJECTS = [
   'ns:capability:payment_action:card_purchase',
@@ -128,16 +128,26 @@ interface Known {
   merchants: string[];
   grants: Array<{ id: string; actor: string; delegable: boolean }>;
   decisions: Array<{ id: string; body: unknown; actor: string }>;
+  /** decisions that created an approval: retries name them most often, so approvals are spent and refused */
+  held: Array<{ id: string; body: unknown; actor: string }>;
   reserved: string[];
   approvals: string[];
   endpoints: string[];
   serial: number;
 }
 
+/** what the runs reached (AAR_PROPERTY_STATS=1 prints it): decisions by decision/reason, steps by kind/status */
+const reached = new Map<string, number>();
+const tally = (key: string) => reached.set(key, (reached.get(key) ?? 0) + 1);
+
 const of = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
 
 async function run(world: InjectWorld, clock: SteppingClock, rt: TestRuntime, known: Known, s: Step): Promise<void> {
-  const { call } = world;
+  const call = async (method: string, url: string, body?: unknown, token?: string) => {
+    const res = await world.call(method, url, body, token);
+    tally(`${s.kind} ${res.status}`);
+    return res;
+  };
   const id = () => `x${++known.serial}`;
   switch (s.kind) {
     case 'person': {
@@ -232,7 +242,7 @@ async function run(world: InjectWorld, clock: SteppingClock, rt: TestRuntime, kn
     }
     case 'authorize': {
       // a retry repeats an earlier request, as its agent, naming its decision (so the approval's answer counts)
-      const retry = s.retry === null ? undefined : of(known.decisions, s.retry);
+      const retry = s.retry === null ? undefined : of(s.retry % 3 === 0 ? known.decisions : known.held, s.retry);
       // else mostly agents holding a grant (so decisions are allowed, held for approval and denied alike)
       const actor = retry?.actor ?? of([...known.grants.map((g) => g.actor), ...known.agents], s.pick);
       if (!actor) return;
@@ -248,9 +258,23 @@ async function run(world: InjectWorld, clock: SteppingClock, rt: TestRuntime, kn
           };
       const res = await world.authorize(actor, body);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      known.decisions.push({ id: res.body.policy_decision_id, body, actor });
-      if (res.body.decision === 'allow_with_constraints') known.reserved.push(res.body.policy_decision_id);
-      if (res.body.approval?.status === 'pending') known.approvals.push(res.body.approval.approval_id);
+      tally(
+        `${SUBJECTS.indexOf(String((body as { subject: string }).subject))} ${res.body.decision} ${res.body.reason}`,
+      );
+      const made = { id: res.body.policy_decision_id, body, actor };
+      known.decisions.push(made);
+      // an allowed purchase (the purchase capability or purchase:execute) reserves money: outcomes may follow
+      const subject = (body as { subject: string }).subject;
+      if (res.body.decision === 'allow_with_constraints' && (subject === SUBJECTS[0] || subject === SUBJECTS[5])) {
+        known.reserved.push(res.body.policy_decision_id);
+      }
+      if (res.body.approval?.status === 'pending' && res.body.reason !== 'approval_pending') {
+        known.approvals.push(res.body.approval.approval_id);
+        // a pushed ask is retried as the purchase itself (the approval binds the purchase capability)
+        known.held.push(
+          subject === SUBJECTS[4] ? { ...made, body: { ...(body as object), subject: SUBJECTS[0] } } : made,
+        );
+      }
       return;
     }
     case 'outcome': {
@@ -361,6 +385,7 @@ async function freshWorld(dialect: (typeof dialects)[number]) {
     merchants: [],
     grants: [],
     decisions: [],
+    held: [],
     reserved: [],
     approvals: [],
     endpoints: [],
@@ -393,5 +418,12 @@ describe.each(dialects)('the audit chain verifies after every step of random API
         ...(process.env.AAR_PROPERTY_SEED ? { seed: Number(process.env.AAR_PROPERTY_SEED) } : {}),
       },
     );
+    if (process.env.AAR_PROPERTY_STATS)
+      console.log(
+        [...reached]
+          .sort()
+          .map(([k, n]) => `${n}\t${k}`)
+          .join('\n'),
+      );
   });
 });

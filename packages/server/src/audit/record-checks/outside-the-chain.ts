@@ -36,7 +36,7 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
     reason:
       '`expires_at` comes from the configured TTL and is in no record; `decided_at` and `updated_at` are the ' +
       'instants of changes whose own events (`ns.approval.*`) are chained with their `occurred_at`: shown, never ' +
-      'decided on (the approval state itself is issue 26 authorize work)',
+      'decided on (the state itself, `status` and `consumed_by`, is checked against the chain, and so is `bound`)',
   },
   {
     table: 'audit_checkpoints',
@@ -45,14 +45,6 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
       'not yet covered: the stored signed document of a checkpoint other than the latest. verify checks every ' +
       "checkpoint's size and root against the log and the latest one's signature; an older one is served as " +
       'stored, and a reader checking its signature (CONTRACT section 4) finds the edit',
-  },
-  {
-    table: 'audit_entries',
-    columns: ['kind', 'subject_ref', 'occurred_at'],
-    reason:
-      "not yet covered: copies of members of the entry's bytes (`entry`, which the chain hashes and verify checks), " +
-      'kept as indexes for the filters of GET /v1/audit; an edit can hide an entry from a filtered list, never change ' +
-      'one: every entry is served with its bytes',
   },
   {
     table: 'audit_state',
@@ -158,9 +150,10 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
   },
   {
     table: 'risk_states',
+    columns: ['reason', 'updated_at'],
     reason:
-      "not yet covered: each entity's current risk state, set by `ns.risk.state_changed` events (chained); tying " +
-      'the row to them is issue 26 authorize work (state from chained records)',
+      "the signal's free-text reason and the instant it was stored: in no event, shown only; the state and its " +
+      "`expires_at` are checked against the subject's latest chained `ns.risk.state_changed` (check-risk-states.ts)",
   },
   { table: 'self_audit_runs', columns: ['seq'], reason: SEQ },
   { table: 'self_audit_runs', columns: ['created_by'], reason: CREATED_BY },
