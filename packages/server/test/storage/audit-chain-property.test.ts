@@ -5,7 +5,8 @@
  * merchants, grants (create, delegate with the delegator's statement, revoke), authorize with every purchase
  * sub-capability and the purchase capability (allowed, denied, require_approval, retries naming an approval),
  * outcomes (executed, failed, refunded), approvals (approved, rejected, expired by the test clock and the sweep),
- * risk signals, webhook endpoints (create, rotate, delete), bundles, listings, audit append and checkpoint.
+ * risk signals, webhook endpoints (create, rotate, disable, enable, delete), API tokens (create, revoke), bundles,
+ * listings, self-audit runs, audit append and checkpoint.
  * A failure prints the step sequence fast-check shrank it to. Bounded: a few runs of up to 30 steps per database.
  */
 import fc from 'fast-check';
@@ -51,7 +52,9 @@ type Step =
   | { kind: 'expire' }
   | { kind: 'risk'; pick: number; state: 'normal' | 'elevated' | 'blocked'; lapses: boolean }
   | { kind: 'webhook' }
-  | { kind: 'webhook_change'; pick: number; verb: 'rotate' | 'delete' }
+  | { kind: 'webhook_change'; pick: number; verb: 'rotate' | 'delete' | 'disable' | 'enable' }
+  | { kind: 'token'; revoke: boolean }
+  | { kind: 'self_audit' }
   | { kind: 'bundle'; pick: number }
   | { kind: 'listing' }
   | { kind: 'audit_append' }
@@ -113,7 +116,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   ),
   w(1, fc.constant({ kind: 'webhook' as const })),
-  w(1, fc.record({ kind: fc.constant('webhook_change' as const), pick, verb: fc.constantFrom('rotate', 'delete') })),
+  w(
+    2,
+    fc.record({
+      kind: fc.constant('webhook_change' as const),
+      pick,
+      verb: fc.constantFrom('rotate', 'delete', 'disable', 'enable'),
+    }),
+  ),
+  w(1, fc.record({ kind: fc.constant('token' as const), revoke: fc.boolean() })),
+  w(1, fc.constant({ kind: 'self_audit' as const })),
   w(2, fc.record({ kind: fc.constant('bundle' as const), pick })),
   w(1, fc.constant({ kind: 'listing' as const })),
   w(1, fc.constant({ kind: 'audit_append' as const })),
@@ -326,10 +338,22 @@ async function run(world: InjectWorld, clock: SteppingClock, rt: TestRuntime, kn
       const endpoint = of(known.endpoints, s.pick);
       if (!endpoint) return;
       if (s.verb === 'rotate') await call('POST', `/v1/webhook-endpoints/${endpoint}/rotate-secret`, {});
+      else if (s.verb !== 'delete') await call('POST', `/v1/webhook-endpoints/${endpoint}/${s.verb}`, {});
       else {
         await call('DELETE', `/v1/webhook-endpoints/${endpoint}`);
         known.endpoints.splice(known.endpoints.indexOf(endpoint), 1);
       }
+      return;
+    }
+    case 'token': {
+      const res = await call('POST', '/v1/tokens', { role: 'auditor', label: `t${++known.serial}` });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      if (s.revoke) await call('DELETE', `/v1/tokens/${res.body.token_id}`);
+      return;
+    }
+    case 'self_audit': {
+      const res = await call('POST', '/v1/self-audit/runs', {});
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
       return;
     }
     case 'bundle': {
