@@ -20,7 +20,7 @@ import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 const dialects = await testDialects();
 
-const RUNS = Number(process.env.AAR_PROPERTY_RUNS ?? 8);
+const RUNS = Number(process.env.AAR_PROPERTY_RUNS ?? 16);
 const MAX_STEPS = 30;
 const SUBJECTS = [
   'ns:capability:payment_action:card_purchase',
