@@ -7,8 +7,8 @@
  * - not spent: no decision has consumed it already (an attacker could set a consumed row back to `approved`).
  * The first two are facts that never change once true, so they are kept in the instance's ChainedStateCache (the
  * instance that wrote the answer or created the approval knows them without a read); the third is read every time,
- * with the actor's decisions index, once per approved retry (not per authorize: only a retry naming an approved
- * approval pays it, and each approval is spent once).
+ * over the actor's decisions since the one that asked (the `decisions_actor` index), once per approved retry (not per
+ * authorize: only a retry naming an approved approval pays it, and each approval is spent once).
  */
 import { canonicalDecisionRecord, canonicalJson, parseAuditEntryText, type DecisionRecordInput } from '@aar/core';
 import type { Transaction } from 'kysely';
@@ -51,10 +51,22 @@ export async function assertApprovalChained(
     if (expected === undefined || !sameJson(row.bound, expected)) throw integrityFailure('approvals', id, 'bound');
     cache.add(boundKey(id, row.bound));
   }
+  // the actor's decisions since the one that asked (the `decisions_actor` index): an approval lives minutes, so this
+  // reads what the agent did in that time at most
   const spent = await trx
     .selectFrom('decisions')
     .select('policy_decision_id')
     .where('actor_entity_id', '=', row.actor_entity_id)
+    .where('seq', '>', (eb) =>
+      // a deleted asking decision (another forgery) reads as 0: every decision of the actor is searched then
+      eb.fn.coalesce(
+        eb
+          .selectFrom('decisions as asked')
+          .select('asked.seq')
+          .where('asked.policy_decision_id', '=', row.policy_decision_id),
+        eb.lit(0),
+      ),
+    )
     .where('approval_id', '=', id)
     .where('reason', '=', 'approved_by_principal')
     .limit(1)
