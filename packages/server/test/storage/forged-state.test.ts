@@ -182,6 +182,26 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     });
   });
 
+  it("names a day's spend counter lowered or deleted (a grant spending past its daily limit)", async () => {
+    const buy = await world.authorize(world.purchase(30));
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints' });
+    const id = `${world.grant.grant_id} ${new Date().toISOString().slice(0, 10)}`;
+    expect(await verify()).toMatchObject({ valid: true });
+    await forge(sql`update spend_counters set reserved_minor = 0 where grant_id = ${world.grant.grant_id}`);
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'spend_counters', id },
+      detail: 'reserved_minor',
+    });
+    await forge(sql`delete from spend_counters where grant_id = ${world.grant.grant_id}`);
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_missing',
+      record: { table: 'spend_counters', id },
+    });
+  });
+
   it('names an entry whose lookup columns were moved to another subject (a revocation hidden from authorize)', async () => {
     await world.call('POST', `/v1/grants/${world.grant.grant_id}/revoke`);
     const entry = await rt.ctx.store.db

@@ -79,6 +79,31 @@ describe.each(dialects)('an allowed request_approval and GET /v1/audit/verify on
     expect(await verify()).toMatchObject({ valid: true });
   });
 
+  it('verifies while purchases and their outcomes commit (the spend counters move under it)', async () => {
+    const buying = (async () => {
+      for (let i = 0; i < 12; i++) {
+        const buy = await world.authorize(world.purchase(5 + i));
+        expect(buy.body).toMatchObject({ decision: 'allow_with_constraints' });
+        const outcome = i % 2 === 0 ? 'failed' : 'executed';
+        const res = await world.call(
+          'POST',
+          '/v1/runtime/outcomes',
+          { policy_decision_id: buy.body.policy_decision_id, outcome },
+          world.runtimeToken,
+        );
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+    })();
+    const verifying = (async () => {
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await verify());
+      return answers;
+    })();
+    const [, answers] = await Promise.all([buying, verifying]);
+    for (const answer of answers) expect(answer, JSON.stringify(answer)).toMatchObject({ valid: true });
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+
   it('still flags an approval id on an allowed execute that created none', async () => {
     const ask = await world.authorize(world.purchase(120, { subject: REQUEST_APPROVAL }));
     const plain = await world.authorize(world.purchase(10));

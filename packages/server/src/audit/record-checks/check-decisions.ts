@@ -52,13 +52,14 @@ export async function checkDecisions(
         else findings.fail({ reason: 'record_unanchored', record, detail: `audit_ref ${row.audit_ref}` });
         continue;
       }
+      // the decision's entry has its row, whatever its outcome
+      findings.decisionAnchored.set(entry.index);
       if (states.outcomes.beyond.has(row.policy_decision_id)) {
-        // an outcome reported during this run: its entry is the next run's
+        // an outcome reported during this run: its entry (and so the outcome) is the next run's to check
         findings.saw('decisions', Number(row.seq), true);
         continue;
       }
       findings.saw('decisions', Number(row.seq));
-      findings.decisionAnchored.set(entry.index);
       const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind, states);
       if (problem) findings.fail({ record, ...problem, index: entry.index });
     }

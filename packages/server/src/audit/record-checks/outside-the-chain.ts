@@ -165,9 +165,11 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
   },
   {
     table: 'spend_counters',
+    columns: ['currency'],
     reason:
-      'not yet covered: the running daily spend per grant, derived from decisions and outcomes (chained); an edit ' +
-      'can let a grant spend past its daily limit until the day ends. Issue 26 authorize work (state from chained records)',
+      "the currency the grant's limits are in, set when the day's row is created: a changed one makes the grant's " +
+      'daily limit refuse (decide compares currencies), never allow; `reserved_minor` is checked against the ' +
+      'reservations that still count (check-spend-counters.ts, full runs)',
   },
   {
     table: 'store_meta',

@@ -27,6 +27,7 @@ import { checkListings } from './check-listings.ts';
 import { checkMerchants } from './check-merchants.ts';
 import { checkRevocations } from './check-revocations.ts';
 import { checkRiskStates } from './check-risk-states.ts';
+import { checkSpendCounters } from './check-spend-counters.ts';
 import { checkSelfAuditRuns } from './check-self-audit-runs.ts';
 import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
 
@@ -47,6 +48,8 @@ export async function verifyRecords(
   await checkApprovals(db, findings, pageSize);
   // risk states: each row is what its subject's latest chained signal set (no `seq` mark: every run checks them all)
   await checkRiskStates(db, findings, pageSize);
+  // each day's spend per grant: the sum of the reservations that still count (full runs only)
+  await checkSpendCounters(db, findings, pageSize);
   await checkEvidencePacks(db, findings, jwks, pageSize);
   // stored documents (no `seq` mark: every run checks them all, like the packs)
   await checkGrants(db, findings, jwks, pageSize);
