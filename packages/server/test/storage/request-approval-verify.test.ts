@@ -79,7 +79,7 @@ describe.each(dialects)('an allowed request_approval and GET /v1/audit/verify on
     expect(await verify()).toMatchObject({ valid: true });
   });
 
-  it('verifies while purchases and their outcomes commit (the spend counters move under it)', async () => {
+  it('verifies while purchases, outcomes, risk signals and approvals commit (states move under it)', async () => {
     const buying = (async () => {
       for (let i = 0; i < 12; i++) {
         const buy = await world.authorize(world.purchase(5 + i));
@@ -92,14 +92,26 @@ describe.each(dialects)('an allowed request_approval and GET /v1/audit/verify on
           world.runtimeToken,
         );
         expect(res.status, JSON.stringify(res.body)).toBe(200);
+        // a risk signal (normal: purchases go on) and, every third time, an approval asked, answered and spent
+        await world.must('POST', '/v1/risk-signals', { entity_id: 'ns:entity:agent:shopper-1', risk_state: 'normal' });
+        if (i % 3 === 0) {
+          const held = await world.authorize(world.purchase(45));
+          const approval = held.body.approval.approval_id;
+          await world.call('POST', `/v1/approvals/${approval}/decision`, { approve: true }, world.principalToken);
+          const spent = await world.authorize(world.purchase(45, { policy_decision_id: held.body.policy_decision_id }));
+          expect(spent.body).toMatchObject({ reason: 'approved_by_principal' });
+        }
       }
     })();
+    let done = false;
+    void buying.finally(() => (done = true)).catch(() => undefined);
     const verifying = (async () => {
       const answers = [];
-      for (let i = 0; i < 6; i++) answers.push(await verify());
+      while (!done) answers.push(await verify());
       return answers;
     })();
     const [, answers] = await Promise.all([buying, verifying]);
+    expect(answers.length).toBeGreaterThan(2);
     for (const answer of answers) expect(answer, JSON.stringify(answer)).toMatchObject({ valid: true });
     expect(await verify()).toMatchObject({ valid: true });
   });
