@@ -43,6 +43,7 @@ export async function checkApprovals(db: Kysely<Database>, findings: RecordFindi
         'a.created_at',
         'a.status',
         'a.consumed_by',
+        'spender.policy_decision_id as spender_id',
         'spender.approval_id as spender_approval_id',
         'spender.reason as spender_reason',
         'd.audit_ref',
@@ -163,6 +164,7 @@ function stateProblem(
     approval_id: string;
     status: string;
     consumed_by: string | null;
+    spender_id: string | null;
     spender_approval_id: string | null;
     spender_reason: string | null;
   },
@@ -182,6 +184,8 @@ function stateProblem(
       return answer === 'ns.approval.rejected' && row.consumed_by === null ? undefined : 'status';
     case 'consumed':
       if (answer !== 'ns.approval.approved') return 'status';
+      // a spending decision deleted: its own entry names it (record_missing), at the index where it was committed
+      if (row.consumed_by !== null && row.spender_id === null) return undefined;
       return consumedBySpender ? undefined : 'consumed_by';
     default:
       return 'status';
