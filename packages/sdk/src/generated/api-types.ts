@@ -72,6 +72,10 @@ export interface ListEntitiesQuery {
    * next_cursor of the previous page
    */
   cursor?: string;
+  /**
+   * also list what conformance-kit runs created (left out by default; docs/conformance.md)
+   */
+  include_conformance?: 'true' | 'false';
   type?: 'person' | 'organisation' | 'agent';
   state?: 'active' | 'suspended' | 'tombstoned';
 }
@@ -251,6 +255,10 @@ export interface ListCardTokensQuery {
    * next_cursor of the previous page
    */
   cursor?: string;
+  /**
+   * also list what conformance-kit runs created (left out by default; docs/conformance.md)
+   */
+  include_conformance?: 'true' | 'false';
   principal_entity_id?: string;
 }
 
@@ -419,6 +427,10 @@ export interface ListMerchantsQuery {
    * next_cursor of the previous page
    */
   cursor?: string;
+  /**
+   * also list what conformance-kit runs created (left out by default; docs/conformance.md)
+   */
+  include_conformance?: 'true' | 'false';
 }
 
 /**
@@ -510,6 +522,10 @@ export interface ListGrantsQuery {
    * next_cursor of the previous page
    */
   cursor?: string;
+  /**
+   * also list what conformance-kit runs created (left out by default; docs/conformance.md)
+   */
+  include_conformance?: 'true' | 'false';
   principal_entity_id?: string;
   actor_entity_id?: string;
   state?: 'active' | 'revoked';
@@ -630,7 +646,7 @@ export interface CreateGrantBody {
    */
   capability_id?: string;
   /**
-   * the card token credential, `ns:credential:card-token:<id>`; a child inherits its parent's
+   * the card token credential, `ns:credential:card-token:<id>` (the card token's own id `ns:card_token:<id>` is accepted and stored as its credential); a child inherits its parent's
    */
   resource_id?: string;
   scope?: {
@@ -1039,9 +1055,13 @@ export interface CreateTokenResponse {
   created_at: string;
   revoked_at: string | null;
   /**
-   * the secret, shown once
+   * the secret, in the first answer only (absent from an idempotent replay)
    */
-  token: string;
+  token?: string;
+  /**
+   * present (`true`) only on an idempotent replay (`Idempotent-Replayed: true`): the secret was in the first answer only and is stored nowhere, so it is not repeated
+   */
+  secret_omitted?: true;
 }
 
 /**
@@ -1242,7 +1262,7 @@ export interface ListApprovalsResponse {
       | 'approved_by_principal'
       | 'scope_within_attenuated_authority';
     /**
-     * what is approved; the retry must repeat it
+     * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
      */
     request: {
       [k: string]: unknown;
@@ -1309,7 +1329,7 @@ export interface GetApprovalResponse {
     | 'approved_by_principal'
     | 'scope_within_attenuated_authority';
   /**
-   * what is approved; the retry must repeat it
+   * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
    */
   request: {
     [k: string]: unknown;
@@ -1385,7 +1405,7 @@ export interface DecideApprovalResponse {
     | 'approved_by_principal'
     | 'scope_within_attenuated_authority';
   /**
-   * what is approved; the retry must repeat it
+   * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
    */
   request: {
     [k: string]: unknown;
@@ -1711,7 +1731,7 @@ export interface AuthorizeBody {
   };
   scope?: {
     /**
-     * the card token id
+     * the card token, `ns:card_token:<id>` (its credential id `ns:credential:card-token:<id>` is accepted and recorded as `ns:card_token:<id>`)
      */
     instrument?: string;
   };
@@ -2062,9 +2082,23 @@ export interface GetEvidencePackResponse {
 }
 
 /**
- * an `ns.evidence_pack.v1`
+ * `{ "pack": <ns.evidence_pack.v1> }`; the bare pack is deprecated
  */
-export interface VerifyEvidencePackOnlineBody {
+export type VerifyEvidencePackOnlineBody = EvidencePackVerifyRequest | BareEvidencePack;
+
+export interface EvidencePackVerifyRequest {
+  /**
+   * an `ns.evidence_pack.v1`, as `GET /v1/evidence-packs/{id}` answers it
+   */
+  pack: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * @deprecated
+ * deprecated since 1.0.0 (sunset 2027-11-28): the pack as the whole body; send `{ "pack": … }` instead. Answered with `Deprecation`, `Sunset` and `Link: rel="deprecation"` headers (docs/versioning.md)
+ */
+export interface BareEvidencePack {
   [k: string]: unknown;
 }
 
@@ -2130,7 +2164,7 @@ export interface ListWebhookEndpointsResponse {
 }
 
 /**
- * request body of POST /v1/webhook-endpoints: Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only)
+ * request body of POST /v1/webhook-endpoints: Register a webhook endpoint, enabled or disabled (a shared_secret endpoint’s `whsec_` secret: this answer only)
  */
 export interface CreateWebhookEndpointBody {
   /**
@@ -2146,10 +2180,14 @@ export interface CreateWebhookEndpointBody {
   event_types?: string[];
   description?: string;
   connector_id?: string;
+  /**
+   * `disabled`: registered with nothing delivered until `POST …/enable` (store the `whsec_` secret first); it then receives the events committed from its enabling on. Default `enabled`
+   */
+  state?: 'enabled' | 'disabled';
 }
 
 /**
- * response (201) of POST /v1/webhook-endpoints: Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only)
+ * response (201) of POST /v1/webhook-endpoints: Register a webhook endpoint, enabled or disabled (a shared_secret endpoint’s `whsec_` secret: this answer only)
  */
 export type CreateWebhookEndpointResponse = {
   /**
@@ -2172,9 +2210,13 @@ export type CreateWebhookEndpointResponse = {
   updated_at: string;
 } & {
   /**
-   * the `whsec_` secret (shared_secret only): shown this once
+   * the `whsec_` secret (shared_secret only): in the first answer only, never in a replay
    */
   secret?: string;
+  /**
+   * present (`true`) only on an idempotent replay (`Idempotent-Replayed: true`): the secret was in the first answer only and is stored nowhere, so it is not repeated
+   */
+  secret_omitted?: true;
 };
 
 /**
@@ -2271,9 +2313,13 @@ export interface RotateWebhookSecretParams {
 export interface RotateWebhookSecretResponse {
   endpoint_id: string;
   /**
-   * shown this once
+   * the new `whsec_` secret: in the first answer only, never in a replay
    */
-  secret: string;
+  secret?: string;
+  /**
+   * present (`true`) only on an idempotent replay (`Idempotent-Replayed: true`): the secret was in the first answer only and is stored nowhere, so it is not repeated
+   */
+  secret_omitted?: true;
   previous_secret_expires_at: string;
 }
 
@@ -2696,7 +2742,7 @@ export interface VerifyCertificationAttestationResponse {
 }
 
 /**
- * response (200) of GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each
+ * response (200) of GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each, and the signing profiles
  */
 export interface ListConformanceProfilesResponse {
   kit_version: string;
@@ -2722,6 +2768,21 @@ export interface ListConformanceProfilesResponse {
      * fixtures of this profile in the installed kit
      */
     fixtures: number;
+  }[];
+  signing_profiles: {
+    /**
+     * `ns.webhooks.<profile>.v1`, the name connector manifests use
+     */
+    profile: string;
+    title: string;
+    /**
+     * what a receiver that verifies it checks
+     */
+    description: string;
+    /**
+     * the conformance profile whose fixtures cover webhook endpoints and deliveries
+     */
+    conformance_profile: 'ns.webhooks.v1';
   }[];
 }
 
@@ -2844,6 +2905,51 @@ export interface GetConformanceRunParams {
  */
 export interface GetConformanceRunResponse {
   [k: string]: unknown;
+}
+
+/**
+ * path parameters of POST /v1/conformance/runs/{id}/retire: Retire what a conformance run created
+ */
+export interface RetireConformanceRunParams {
+  id: string;
+}
+
+/**
+ * response (200) of POST /v1/conformance/runs/{id}/retire: Retire what a conformance run created
+ */
+export interface RetireConformanceRunResponse {
+  run_id: string;
+  retired: {
+    /**
+     * deleted
+     */
+    webhook_endpoint: number;
+    /**
+     * revoked
+     */
+    token: number;
+    /**
+     * revoked
+     */
+    grant: number;
+    /**
+     * tombstoned
+     */
+    entity: number;
+    /**
+     * withdrawn (left out of search and scores)
+     */
+    listing: number;
+    /**
+     * withdrawn (left out of the default list)
+     */
+    card_token: number;
+    /**
+     * withdrawn (left out of the default list)
+     */
+    merchant: number;
+  };
+  failed: number;
 }
 
 /**
@@ -3578,6 +3684,10 @@ export interface CreateListingBody {
   publisher: {
     name: string;
     tier: 'community' | 'verified' | 'certified';
+    /**
+     * the publisher as an entity of this service (`ns:entity:organisation:<id>`): the `public_key_jwk` it registered is the only key its conformance report is checked against
+     */
+    entity_id?: string;
   };
   /**
    * sectors it serves
@@ -3613,6 +3723,16 @@ export interface CreateListingBody {
    */
   conformance_report_id?: string;
   /**
+   * a signed `ns.conformance_report.v1` of `deployment_url`, signed by the publisher entity’s registered key; stored, and named by the listing’s `conformance_report_id`
+   */
+  conformance_report?: {
+    [k: string]: unknown;
+  };
+  /**
+   * the https base URL of the deployment the listing offers: its conformance report must be about it
+   */
+  deployment_url?: string;
+  /**
    * profiles it claims; default for a connector listing: its manifest’s
    *
    * @maxItems 16
@@ -3642,6 +3762,10 @@ export interface CreateListingResponse {
   publisher: {
     name: string;
     tier: 'community' | 'verified' | 'certified';
+    /**
+     * the publisher as an entity of this service (`ns:entity:organisation:<id>`): the `public_key_jwk` it registered is the only key its conformance report is checked against
+     */
+    entity_id?: string;
   };
   sectors: string[];
   regimes: string[];
@@ -3649,6 +3773,10 @@ export interface CreateListingResponse {
   pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
   connector_id: string | null;
   conformance_report_id: string | null;
+  /**
+   * the https base URL of the deployment the listing offers: its conformance report must be about it
+   */
+  deployment_url?: string;
   declared_profiles: string[];
   registered_at: string;
   trust_score: {
@@ -3754,6 +3882,10 @@ export interface SearchListingsQuery {
    */
   cursor?: string;
   /**
+   * also list what conformance-kit runs created (left out by default; docs/conformance.md)
+   */
+  include_conformance?: 'true' | 'false';
+  /**
    * lowercase snake_case, e.g. `retail`
    */
   sector?: string;
@@ -3792,6 +3924,10 @@ export interface SearchListingsResponse {
     publisher: {
       name: string;
       tier: 'community' | 'verified' | 'certified';
+      /**
+       * the publisher as an entity of this service (`ns:entity:organisation:<id>`): the `public_key_jwk` it registered is the only key its conformance report is checked against
+       */
+      entity_id?: string;
     };
     sectors: string[];
     regimes: string[];
@@ -3799,6 +3935,10 @@ export interface SearchListingsResponse {
     pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
     connector_id: string | null;
     conformance_report_id: string | null;
+    /**
+     * the https base URL of the deployment the listing offers: its conformance report must be about it
+     */
+    deployment_url?: string;
     declared_profiles: string[];
     registered_at: string;
     trust_score: {
@@ -3911,6 +4051,10 @@ export interface GetListingResponse {
   publisher: {
     name: string;
     tier: 'community' | 'verified' | 'certified';
+    /**
+     * the publisher as an entity of this service (`ns:entity:organisation:<id>`): the `public_key_jwk` it registered is the only key its conformance report is checked against
+     */
+    entity_id?: string;
   };
   sectors: string[];
   regimes: string[];
@@ -3918,6 +4062,10 @@ export interface GetListingResponse {
   pricing_model: 'free' | 'usage' | 'subscription' | 'enterprise';
   connector_id: string | null;
   conformance_report_id: string | null;
+  /**
+   * the https base URL of the deployment the listing offers: its conformance report must be about it
+   */
+  deployment_url?: string;
   declared_profiles: string[];
   registered_at: string;
   trust_score: {
@@ -4482,7 +4630,7 @@ export interface Operations {
     body: never;
     response: ListWebhookEndpointsResponse;
   };
-  /** POST /v1/webhook-endpoints: Register a webhook endpoint (the `whsec_` secret of a shared_secret endpoint is in this answer only) */
+  /** POST /v1/webhook-endpoints: Register a webhook endpoint, enabled or disabled (a shared_secret endpoint’s `whsec_` secret: this answer only) */
   createWebhookEndpoint: {
     method: 'POST';
     path: '/v1/webhook-endpoints';
@@ -4644,7 +4792,7 @@ export interface Operations {
     body: VerifyCertificationAttestationBody;
     response: VerifyCertificationAttestationResponse;
   };
-  /** GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each */
+  /** GET /v1/conformance/profiles: The ten conformance profiles, with the number of installed fixtures of each, and the signing profiles */
   listConformanceProfiles: {
     method: 'GET';
     path: '/v1/conformance/profiles';
@@ -4679,6 +4827,15 @@ export interface Operations {
     query: never;
     body: never;
     response: GetConformanceRunResponse;
+  };
+  /** POST /v1/conformance/runs/{id}/retire: Retire what a conformance run created */
+  retireConformanceRun: {
+    method: 'POST';
+    path: '/v1/conformance/runs/{id}/retire';
+    params: RetireConformanceRunParams;
+    query: never;
+    body: never;
+    response: RetireConformanceRunResponse;
   };
   /** GET /v1/decisions: Search decisions by agent, principal, reason, decision and time, newest first */
   searchDecisions: {
