@@ -81,7 +81,7 @@ beforeAll(async () => {
     },
   });
   rootGrantId = root.grant_id;
-  runtimeToken = (await admin.createToken({ role: 'runtime' })).token;
+  runtimeToken = (await admin.createToken({ role: 'runtime' })).token!; // shown once, on the first answer
 });
 afterAll(() => runtime.close());
 
