@@ -232,9 +232,13 @@ describe.each(dialects)('stored documents tampered with on %s', (dialect) => {
         // fail closed: no listing signed by the service says `certified`, by id or in search
         const read = await world.call('GET', `/v1/listings/${ids.listing}`);
         expect(read.body.publisher?.tier).not.toBe('certified');
-        expect(read.status).toBe(500);
+        expect(read.status).toBe(503);
+        expect(read.body).toMatchObject({
+          code: 'audit_unavailable',
+          integrity: { table: 'listings', id: ids.listing, column: 'document' },
+        });
         const search = await world.call('GET', '/v1/listings/search?q=modest');
-        expect(search.status).toBe(500);
+        expect(search.status).toBe(503);
       },
     );
     await tampered('listings', 'listing_id', ids.listing, 'publisher_tier', () => 'certified', {

@@ -6,8 +6,9 @@
  * same bytes, and the JWKS publishes every instance's key.
  */
 import { createHash } from 'node:crypto';
-import { AarError, canonicalJson, signDocument, type Jwks } from '@aar/core';
+import { canonicalJson, signDocument, type Jwks } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
+import { integrityFailure } from '../authorize/chained-state.ts';
 import type { ServedListing } from './listing-document.ts';
 import {
   parseStoredListing,
@@ -31,9 +32,9 @@ export async function serveListings(ctx: AppContext, listings: readonly StoredLi
 }
 
 /** The stored listing of a `listings` row (its `document`), signature included; `undefined`-safe callers check. */
-export function registeredOf(row: { document: string }): StoredListing {
+export function registeredOf(row: { listing_id: string; document: string }): StoredListing {
   const stored = parseStoredListing(row.document);
-  if (!stored) throw tampered('a stored listing', 'document');
+  if (!stored) throw integrityFailure('listings', row.listing_id, 'document');
   return stored;
 }
 
@@ -55,7 +56,8 @@ async function assertAsRegistered(ctx: AppContext, listings: readonly StoredList
   );
   const problems = await Promise.all(pending.map((l) => storedListingProblem(l, jwks, events.get(l.listing_id))));
   const at = problems.findIndex((p) => p !== undefined);
-  if (at >= 0) throw tampered(`listing \`${pending[at]!.listing_id}\``, problems[at]!);
+  // the column is the document (a member it restates, or its signature, does not hold)
+  if (at >= 0) throw integrityFailure('listings', pending[at]!.listing_id, 'document');
   if (checked.size + pending.length > CHECKED_LIMIT) checked.clear();
   for (const l of pending) checked.add(keyOf(l));
 }
@@ -79,11 +81,4 @@ async function registrationFacts(ctx: AppContext, ids: readonly string[]): Promi
     }
   }
   return out;
-}
-
-function tampered(what: string, member: string): AarError {
-  return new AarError(
-    'internal',
-    `${what} does not match what was registered (\`${member}\`): refused; run GET /v1/audit/verify`,
-  );
 }
