@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import { withSeq } from './column-types.ts';
+import { CONFORMANCE_RUNS_GUARD, guardSqliteTable } from './write-once-guards.ts';
 
 /**
  * What conformance-kit runs created (issue 26): one row per resource a run made (entity, grant, listing, webhook
@@ -25,5 +26,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .alterTable('conformance_runs')
     .addColumn('origin', 'text', (c) => c.notNull().defaultTo('self'))
     .execute();
+  // SQLite's update guard lists the columns it compares: made again so `origin` is one of them (PostgreSQL's compares
+  // whole rows)
+  if (dialect === 'sqlite') await guardSqliteTable(db, CONFORMANCE_RUNS_GUARD, true);
   await db.schema.createIndex('conformance_artifacts_by_run').on('conformance_artifacts').columns(['run_id']).execute();
 }

@@ -1,0 +1,61 @@
+/**
+ * SQLite's update guards name the columns they compare (`new.c is old.c`), read when the guard is made: a migration
+ * that adds a column to a guarded table must make the guard again, or the new column can be rewritten freely (the
+ * bug 0015 had for `conformance_runs.origin`). Here, on a store migrated to the latest version, every update guard
+ * compares every column of its table but the state columns its definition names. PostgreSQL compares whole rows.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTING_GUARDS } from '../../src/store/migrations/0014-connectors-and-listings.ts';
+import {
+  ATTESTATIONS_GUARD,
+  AUDIT_GUARDED,
+  AUDIT_VERIFICATIONS_GUARD,
+  BUNDLES_GUARD,
+  CONFORMANCE_RUNS_GUARD,
+  RECORD_GUARDED,
+  SELF_AUDIT_RUNS_GUARD,
+  type GuardedTable,
+} from '../../src/store/migrations/write-once-guards.ts';
+import { startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
+
+const GUARDS: readonly GuardedTable[] = [
+  ...AUDIT_GUARDED,
+  ...RECORD_GUARDED,
+  AUDIT_VERIFICATIONS_GUARD,
+  BUNDLES_GUARD,
+  SELF_AUDIT_RUNS_GUARD,
+  ATTESTATIONS_GUARD,
+  CONFORMANCE_RUNS_GUARD,
+  ...LISTING_GUARDS,
+];
+
+describe('SQLite update guards', () => {
+  let rt: TestRuntime;
+  beforeAll(async () => {
+    rt = await startTestRuntime({ dialect: 'sqlite' });
+  });
+  afterAll(async () => rt?.close());
+
+  it('compare every column of their table but its state columns', async () => {
+    const db = rt.ctx.store.db;
+    const triggers = (
+      await sql<{ tbl_name: string; sql: string }>`select tbl_name, sql from sqlite_master
+        where type = 'trigger' and name like '%_guard_update'`.execute(db)
+    ).rows;
+    expect(triggers.length).toBeGreaterThan(10);
+    // a table's columns its guard does not compare, state columns aside (those may appear in its transition rule)
+    const uncompared: Record<string, string[]> = {};
+    for (const trigger of triggers) {
+      const guard = GUARDS.find((g) => g.table === trigger.tbl_name);
+      expect(guard, `a guard definition for ${trigger.tbl_name}`).toBeDefined();
+      const columns = (await sql<{ name: string }>`select name from pragma_table_info(${trigger.tbl_name})`.execute(db))
+        .rows;
+      uncompared[trigger.tbl_name] = columns
+        .map((c) => c.name)
+        .filter((c) => !guard!.stateColumns.includes(c) && !trigger.sql.includes(`new.${c} is old.${c}`));
+    }
+    expect(Object.fromEntries(Object.entries(uncompared).filter(([, columns]) => columns.length > 0))).toEqual({});
+    expect(Object.keys(uncompared)).toContain('conformance_runs');
+  });
+});
