@@ -418,13 +418,7 @@ export interface ConformanceArtifactsTable {
 }
 
 export type ConformanceArtifactKind =
-  | 'entity'
-  | 'grant'
-  | 'listing'
-  | 'webhook_endpoint'
-  | 'card_token'
-  | 'merchant'
-  | 'token';
+  'entity' | 'grant' | 'listing' | 'webhook_endpoint' | 'card_token' | 'merchant' | 'token';
 
 /** One row per signed self-audit report (migration 0012), write-once. */
 export interface SelfAuditRunsTable {
