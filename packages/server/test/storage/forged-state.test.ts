@@ -7,6 +7,7 @@
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spendMemoryOf } from '../../src/services/authorize/chained-spend.ts';
 import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
 import { inOneYear } from '../support/fixtures.ts';
@@ -200,6 +201,38 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
       failure: 'record_missing',
       record: { table: 'spend_counters', id },
     });
+  });
+
+  it("refuses a day's spend counter lowered or deleted in the row (no purchase past the daily limit)", async () => {
+    const buy = await world.authorize(world.purchase(30));
+    expect(buy.body).toMatchObject({ decision: 'allow_with_constraints' });
+    const id = `${world.grant.grant_id} ${new Date().toISOString().slice(0, 10)}`;
+    await forge(sql`update spend_counters set reserved_minor = 0 where grant_id = ${world.grant.grant_id}`);
+    const before = await decisionCount();
+    const lowered = await world.authorize(world.purchase(30));
+    await expectRefused(lowered, 'spend_counters', 'reserved_minor');
+    expect(lowered.body.integrity.id).toBe(id);
+    expect(await decisionCount()).toBe(before); // fail closed: nothing committed
+    await forge(sql`delete from spend_counters where grant_id = ${world.grant.grant_id}`);
+    await expectRefused(await world.authorize(world.purchase(30)), 'spend_counters', 'reserved_minor');
+    expect(await decisionCount()).toBe(before);
+    expect(await verify()).toMatchObject({ valid: false, record: { table: 'spend_counters', id } });
+  });
+
+  it("honours a day's spend counter moved by a released outcome and by another instance's purchase", async () => {
+    const first = await world.authorize(world.purchase(30));
+    const failed = await world.call(
+      'POST',
+      '/v1/runtime/outcomes',
+      { policy_decision_id: first.body.policy_decision_id, outcome: 'failed' },
+      world.runtimeToken,
+    );
+    expect(failed.status, JSON.stringify(failed.body)).toBe(200);
+    expect((await world.authorize(world.purchase(20))).body).toMatchObject({ decision: 'allow_with_constraints' });
+    // as if another instance had moved the counter on: this one knows an older value, recomputes, and honours it
+    spendMemoryOf(rt.ctx).set(world.grant.grant_id, new Date().toISOString().slice(0, 10), 1);
+    expect((await world.authorize(world.purchase(25))).body).toMatchObject({ decision: 'allow_with_constraints' });
+    expect(await verify()).toMatchObject({ valid: true });
   });
 
   it('names an entry whose lookup columns were moved to another subject (a revocation hidden from authorize)', async () => {

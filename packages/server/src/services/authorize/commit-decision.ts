@@ -40,6 +40,7 @@ import {
   type ApprovalEffect,
 } from './approval-effect.ts';
 import { assertApprovalChained, boundKey } from './chained-approval.ts';
+import { assertSpendChained, rememberSpend, spendMemoryOf } from './chained-spend.ts';
 import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
@@ -68,6 +69,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const postgres = ctx.store.dialect === 'postgres';
 
   const chained = chainedStateCacheOf(ctx);
+  const spendMemory = spendMemoryOf(ctx);
   // what this decision writes that the chain backs (an approval it creates): known once it commits
   let written: string[] = [];
   const response = await ctx.writer.run(async (trx) => {
@@ -79,6 +81,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const chains = [snapshot.grants, ...(snapshot.alternatives ?? [])];
     const links = chains.flat();
     const grantIds = [...new Set(links.map((g) => g.grant_id))];
+    // the counters read under lock, once the chain backs them (chained-spend.ts)
+    let counters: SpendRow[] = [];
     // PostgreSQL: the nonce and the spend lock in one round trip (write-decision.ts); SQLite: one statement each
     const nonce = input.payload.nonce;
     const joined =
@@ -100,6 +104,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         }
         rows = (await spendRows.execute(trx, { day }, grantIds)).rows;
       }
+      // a lowered or deleted counter would let the agent spend past its daily limit: fail closed
+      await assertSpendChained(trx, spendMemory, day, rows);
+      counters = rows;
       for (const row of rows) {
         for (const grant of links) {
           if (grant.grant_id === row.grant_id) {
@@ -247,6 +254,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
           request,
         }),
     });
+    rememberSpend(spendMemory, day, counters, reservation);
     return {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
