@@ -5,6 +5,9 @@
  * a grant's revocation. The forged row is refused where it would be used (503 `audit_unavailable`, naming the table,
  * row and column; nothing is committed) and `GET /v1/audit/verify` names it.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { jwkThumbprint } from '@aar/core';
+import { createRequestSigner } from '@aar/sdk';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spendMemoryOf } from '../../src/services/authorize/chained-spend.ts';
@@ -21,9 +24,10 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
   let rt: TestRuntime;
   let world: Awaited<ReturnType<typeof buildPurchaseWorld>>;
   let merchants = 0;
+  let base: string;
   beforeEach(async () => {
     rt = await startTestRuntime({ dialect });
-    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
     world = await buildPurchaseWorld(base, ADMIN_TOKEN, {
       scope: {
         max_amount_per_purchase: { amount: 500, currency: 'EUR' },
@@ -233,6 +237,62 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     spendMemoryOf(rt.ctx).set(world.grant.grant_id, new Date().toISOString().slice(0, 10), 1);
     expect((await world.authorize(world.purchase(25))).body).toMatchObject({ decision: 'allow_with_constraints' });
     expect(await verify()).toMatchObject({ valid: true });
+  });
+
+  it('refuses a suspended agent set back to active in the row, and verify names entities.state', async () => {
+    await world.must('POST', `/v1/entities/${AGENT}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'actor_inactive' });
+    await forge(sql`update entities set state = 'active' where entity_id = ${AGENT}`);
+    await moveFactsVersion();
+    const before = await decisionCount();
+    const res = await world.authorize(world.purchase(10));
+    await expectRefused(res, 'entities', 'state');
+    expect(res.body.integrity.id).toBe(AGENT);
+    expect(await decisionCount()).toBe(before);
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'entities', id: AGENT },
+      detail: 'state',
+    });
+  });
+
+  it("refuses an agent's public key swapped in the row (no one signs as the agent with another key)", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const pub = publicKey.export({ format: 'jwk' }) as { x: string };
+    const forgedJwk = JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: pub.x });
+    const forgedThumbprint = await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: pub.x });
+    await forge(sql`update entities set public_key_jwk = ${forgedJwk}, key_thumbprint = ${forgedThumbprint}
+                    where entity_id = ${AGENT}`);
+    await moveFactsVersion();
+    const intruder = createRequestSigner({
+      keyId: AGENT,
+      privateJwk: privateKey.export({ format: 'jwk' }) as { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string },
+    });
+    const url = `${base}/v1/runtime/authorize`;
+    const body = JSON.stringify(world.purchase(10));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${world.runtimeToken}`,
+        'content-type': 'application/json',
+        ...(await intruder.sign({ method: 'POST', url, body })),
+      },
+      body,
+    });
+    await expectRefused(
+      { status: res.status, body: await res.json(), headers: res.headers },
+      'entities',
+      'public_key_jwk',
+    );
+    expect(await verify()).toMatchObject({ valid: false, record: { table: 'entities', id: AGENT } });
+  });
+
+  it('honours genuine entity states: suspended, then activated again', async () => {
+    await world.must('POST', `/v1/entities/${AGENT}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'actor_inactive' });
+    await world.must('POST', `/v1/entities/${AGENT}/activate`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ decision: 'allow_with_constraints' });
   });
 
   it('names an entry whose lookup columns were moved to another subject (a revocation hidden from authorize)', async () => {

@@ -6,14 +6,43 @@
  * Rows come out as the query returned them and are shared between requests: callers copy what they keep.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database, RiskStateValue } from '../../store/index.ts';
+import type { Database, EntitiesTable, RiskStateValue } from '../../store/index.ts';
 import { prepareQuery, type PreparedQuery } from '../../store/prepared-query.ts';
+import { assertEntityChained, ENTITY_CREATED, ENTITY_STATE_EVENTS } from './chained-entity.ts';
 import { assertRiskChained, RISK_EVENT } from './chained-risk.ts';
 import { chainedStateCacheOf } from './chained-state.ts';
 import type { GrantCache } from './grant-cache.ts';
 
+/**
+ * The entity with its `ns.entity.created` and latest state event, in one statement: what chained-entity.ts checks the
+ * row against before it is used (the `events_subject` index, migration 0016).
+ */
 const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
-  db.selectFrom('entities').select(['entity_id', 'type', 'state', 'public_key_jwk']).where('entity_id', '=', args.id),
+  db
+    .selectFrom('entities as n')
+    .select((eb) => [
+      'n.entity_id',
+      'n.type',
+      'n.state',
+      'n.public_key_jwk',
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .whereRef('e.subject_ref', '=', 'n.entity_id')
+        .where('e.event_type', '=', ENTITY_CREATED)
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('created_event'),
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .whereRef('e.subject_ref', '=', 'n.entity_id')
+        .where('e.event_type', 'in', Object.keys(ENTITY_STATE_EVENTS))
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('state_event'),
+    ])
+    .where('n.entity_id', '=', args.id),
 );
 const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
   db
@@ -51,7 +80,7 @@ const RISK_WITH_EVENT = prepareQuery(['id'], (db, args: { id: string }) =>
 );
 
 type RowOf<Q> = Q extends PreparedQuery<unknown, infer Row> ? Row : never;
-export type EntityFact = RowOf<typeof ENTITY>;
+export type EntityFact = Pick<EntitiesTable, 'entity_id' | 'type' | 'state' | 'public_key_jwk'>;
 export type InstrumentFact = RowOf<typeof INSTRUMENT>;
 export type MerchantFact = RowOf<typeof MERCHANT>;
 export interface RiskFact {
@@ -72,8 +101,25 @@ export class FactReader {
     this.version = version;
   }
 
+  /** An entity only as far as the audit chain backs it (chained-entity.ts); a forged one throws (fail closed). */
   entity(id: string): EntityFact | null | Promise<EntityFact | null> {
-    return this.#read('entity', id, ENTITY);
+    const hit = this.#cache.fact<EntityFact>('entity', id, this.version);
+    if (hit) return hit.row;
+    return ENTITY.execute(this.#db, { id }).then(async ({ rows }) => {
+      const found = rows[0];
+      let row: EntityFact | null = null;
+      if (found) {
+        await assertEntityChained(this.#db, chainedStateCacheOf(this.#cache), found);
+        row = {
+          entity_id: found.entity_id,
+          type: found.type,
+          state: found.state,
+          public_key_jwk: found.public_key_jwk,
+        };
+      }
+      this.#cache.storeFact('entity', id, this.version, row);
+      return row;
+    });
   }
 
   instrument(id: string): InstrumentFact | null | Promise<InstrumentFact | null> {

@@ -15,7 +15,7 @@ import * as selfAudit from './0012-self-audit.ts';
 import * as conformanceRuns from './0013-conformance-runs.ts';
 import * as connectorsAndListings from './0014-connectors-and-listings.ts';
 import * as conformanceArtifacts from './0015-conformance-artifacts.ts';
-import * as spendDayIndex from './0016-spend-day-index.ts';
+import * as chainedStateIndexes from './0016-chained-state-indexes.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -41,7 +41,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0013-conformance-runs', conformanceRuns],
   ['0014-connectors-and-listings', connectorsAndListings],
   ['0015-conformance-artifacts', conformanceArtifacts],
-  ['0016-spend-day-index', spendDayIndex],
+  ['0016-chained-state-indexes', chainedStateIndexes],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

@@ -1,0 +1,125 @@
+/**
+ * An entity (agent, principal, intermediary) is honoured only as the chain backs it (chained-state.ts): its state
+ * is the one its latest `ns.entity.suspended` / `.activated` / `.tombstoned` event left it in (`active` without one),
+ * its type and its public key's RFC 7638 thumbprint are those its `ns.entity.created` event restates, and each of
+ * those events must be one whose envelope its audit entry commits to (by SHA-256 digest; no signature check).
+ * Attacker: the database but not the key, swapping an agent's public key for one they hold (then signing as the
+ * agent), or setting a suspended or erased agent back to `active`. The rule is verify's (check-entities.ts).
+ *
+ * COST: the two events come in the same statement as the row (cached-facts.ts, index `events_subject`, migration
+ * 0016), and only on a fact miss; a checked (row, events) content is kept in the instance's ChainedStateCache, so a
+ * fact re-read after the facts version moved costs no further read. A new event (a suspension) changes the key.
+ */
+import { createHash } from 'node:crypto';
+import { jwkThumbprint, parseAuditEntryText, parsePublicEd25519Jwk } from '@aar/core';
+import type { Kysely } from 'kysely';
+import { recordDigest } from '../../audit/audit-entry.ts';
+import type { Database } from '../../store/index.ts';
+import type { UnsignedEventEnvelope } from '../events/append-event.ts';
+import { integrityFailure, type ChainedStateCache } from './chained-state.ts';
+
+export const ENTITY_CREATED = 'ns.entity.created';
+export const ENTITY_STATE_EVENTS: Readonly<Record<string, string>> = {
+  'ns.entity.suspended': 'suspended',
+  'ns.entity.activated': 'active',
+  'ns.entity.tombstoned': 'tombstoned',
+};
+
+export interface EntityWithEvents {
+  entity_id: string;
+  type: string;
+  state: string;
+  public_key_jwk: string | null;
+  /** the envelope text of the entity's `ns.entity.created` event, null when it has none */
+  created_event: string | null;
+  /** the envelope text of its latest state event, null when it has none */
+  state_event: string | null;
+}
+
+/** Throws integrityFailure (table `entities`) unless the row is what the entity's chained events say. */
+export async function assertEntityChained(
+  db: Kysely<Database>,
+  cache: ChainedStateCache,
+  row: EntityWithEvents,
+): Promise<void> {
+  const key = [
+    'entity',
+    row.entity_id,
+    digestOf(row.created_event),
+    digestOf(row.state_event),
+    row.type,
+    row.state,
+    row.public_key_jwk,
+  ].join('\n');
+  if (cache.has(key)) return;
+  const fail = (column: string) => integrityFailure('entities', row.entity_id, column);
+
+  const stateEvent = row.state_event === null ? undefined : envelopeOf(row.state_event);
+  if (stateEvent === null) throw fail('state');
+  const expected = stateEvent ? ENTITY_STATE_EVENTS[String(stateEvent.event_type)] : 'active';
+  if (stateEvent && stateEvent.subject_ref !== row.entity_id) throw fail('state');
+  if (row.state !== expected) throw fail('state');
+
+  const toCheck: Array<{ envelope: UnsignedEventEnvelope; column: string }> = [];
+  if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
+  if (row.state === 'tombstoned') {
+    // erasure clears the key (and may redact the creation's data): an erased entity decides nothing but a denial
+    if (row.public_key_jwk !== null) throw fail('public_key_jwk');
+  } else {
+    const created = row.created_event === null ? null : envelopeOf(row.created_event);
+    if (!created || created.subject_ref !== row.entity_id || created.event_type !== ENTITY_CREATED) {
+      throw fail('entity_id');
+    }
+    const data = created.data ?? {};
+    if (data.type !== row.type) throw fail('type');
+    if ((await thumbprintOf(row.public_key_jwk)) !== (data.key_thumbprint ?? null)) throw fail('public_key_jwk');
+    toCheck.push({ envelope: created, column: 'entity_id' });
+  }
+
+  const entries = await db
+    .selectFrom('audit_entries')
+    .select('entry')
+    .where(
+      'audit_id',
+      'in',
+      toCheck.map((c) => String(c.envelope.audit_ref)),
+    )
+    .execute();
+  const byId = new Map<string, ReturnType<typeof parseAuditEntryText>>();
+  for (const e of entries) {
+    const parsed = parseAuditEntryText(e.entry);
+    if (parsed) byId.set(parsed.audit_id, parsed);
+  }
+  for (const { envelope, column } of toCheck) {
+    const entry = byId.get(String(envelope.audit_ref));
+    if (!entry || entry.kind !== envelope.event_type || entry.record_digest !== recordDigest(envelope)) {
+      throw fail(column);
+    }
+  }
+  cache.add(key);
+}
+
+/** The thumbprint of a stored key, exactly as create-entity.ts stores it; `invalid` for anything else. */
+async function thumbprintOf(stored: string | null): Promise<string | null> {
+  if (stored === null) return null;
+  try {
+    const jwk = parsePublicEd25519Jwk(JSON.parse(stored), '/public_key_jwk');
+    if (JSON.stringify({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }) !== stored) return 'invalid';
+    return await jwkThumbprint(jwk);
+  } catch {
+    return 'invalid';
+  }
+}
+
+function envelopeOf(text: string): UnsignedEventEnvelope | null {
+  try {
+    const value = JSON.parse(text) as UnsignedEventEnvelope;
+    return typeof value === 'object' && value !== null ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function digestOf(text: string | null): string {
+  return text === null ? '-' : createHash('sha256').update(text, 'utf8').digest('base64url');
+}
