@@ -8,7 +8,7 @@ export async function getListing(ctx: AppContext, rawId: string): Promise<Served
   const id = parseListingId(rawId, '/params/id');
   const row = await ctx.store.db
     .selectFrom('listings')
-    .select('document')
+    .select(['listing_id', 'document'])
     .where('listing_id', '=', id)
     .executeTakeFirst();
   if (!row) throw new AarError('not_found', `listing \`${id}\` does not exist`);

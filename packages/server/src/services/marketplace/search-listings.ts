@@ -92,10 +92,10 @@ async function matching(
   search: ListingSearch,
   afterSeq: number,
   limit: number,
-): Promise<Array<{ seq: number; document: string }>> {
+): Promise<Array<{ seq: number; listing_id: string; document: string }>> {
   let query = ctx.store.db
     .selectFrom('listings')
-    .select(['seq', 'document'])
+    .select(['seq', 'listing_id', 'document'])
     .where('seq', '>', afterSeq)
     .orderBy('seq')
     .limit(limit);
@@ -123,5 +123,5 @@ async function matching(
     query = query.where(sql<boolean>`search_text like ${pattern} escape '\\'`);
   }
   const rows = await query.execute();
-  return rows.map((r) => ({ seq: Number(r.seq), document: r.document }));
+  return rows.map((r) => ({ seq: Number(r.seq), listing_id: r.listing_id, document: r.document }));
 }
