@@ -2,7 +2,7 @@
  * A forged state is not honoured, on each database. Attacker: the database but not the service's key, editing a
  * state row with the write-once guards and triggers out of the way (test/support/bypassing-guards.ts). Every state
  * that changes a decision must come from a chained record: an approval's answer, a decision's outcome, a risk state,
- * a grant's revocation. The forged row is refused where it would be used (503 `audit_unavailable`, naming the table,
+ * a grant's revocation, a spend counter, an entity, a card token, a merchant. The forged row is refused where it would be used (503 `audit_unavailable`, naming the table,
  * row and column; nothing is committed) and `GET /v1/audit/verify` names it.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -19,6 +19,7 @@ import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test
 
 const dialects = await testDialects();
 const AGENT = 'ns:entity:agent:shopper-1';
+const TOKEN = 'ns:card_token:tok-1';
 
 describe.each(dialects)('a forged state on %s', (dialect) => {
   let rt: TestRuntime;
@@ -34,6 +35,7 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
         max_daily_amount: { amount: 10_000, currency: 'EUR' },
         requires_approval_above: { amount: 40, currency: 'EUR' },
         allowed_jurisdictions: ['DE'],
+        blocked_merchant_categories: ['7995'],
         valid_until: inOneYear(),
       },
     });
@@ -293,6 +295,100 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'actor_inactive' });
     await world.must('POST', `/v1/entities/${AGENT}/activate`);
     expect((await world.authorize(world.purchase(10))).body).toMatchObject({ decision: 'allow_with_constraints' });
+  });
+
+  it('refuses a suspended card token set back to active in the row, and verify names card_tokens.state', async () => {
+    await world.must('POST', `/v1/card-tokens/${TOKEN}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'instrument_inactive' });
+    await forge(sql`update card_tokens set state = 'active' where card_token_id = ${TOKEN}`);
+    await moveFactsVersion();
+    const before = await decisionCount();
+    const res = await world.authorize(world.purchase(10));
+    await expectRefused(res, 'card_tokens', 'state');
+    expect(res.body.integrity.id).toBe(TOKEN);
+    expect(await decisionCount()).toBe(before); // fail closed: nothing committed
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'card_tokens', id: TOKEN },
+      detail: 'state',
+    });
+  });
+
+  it("refuses a card token moved to another principal in the row (another person's card)", async () => {
+    await world.must('POST', '/v1/entities', { type: 'person', id: 'bob', display_name: 'Bob' });
+    await world.must('POST', '/v1/card-tokens', {
+      id: 'tok-bob',
+      principal_entity_id: 'ns:entity:person:bob',
+      network_token: 'ntk_bob_1',
+    });
+    const bobs = 'ns:card_token:tok-bob';
+    // the grant names tok-1; bob's token moved to alice would be spent under alice's authority
+    await forge(
+      sql`update card_tokens set principal_entity_id = 'ns:entity:person:alice' where card_token_id = ${bobs}`,
+    );
+    await moveFactsVersion();
+    const res = await world.authorize(world.purchase(10, { scope: { instrument: bobs } }));
+    await expectRefused(res, 'card_tokens', 'principal_entity_id');
+    expect(res.body.integrity.id).toBe(bobs);
+    expect(await verify()).toMatchObject({
+      valid: false,
+      record: { table: 'card_tokens', id: bobs },
+      detail: 'principal_entity_id',
+    });
+  });
+
+  it("refuses an erased principal's card token set back to active (erasure's suspension stands)", async () => {
+    await world.must('DELETE', '/v1/entities/ns:entity:person:alice');
+    const erased = await world.authorize(world.purchase(10));
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    expect(erased.body).toMatchObject({ decision: 'deny' });
+    await forge(sql`update card_tokens set state = 'active' where card_token_id = ${TOKEN}`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'card_tokens', 'state');
+  });
+
+  it('refuses a blocked merchant category edited in the row (7995 to 5411), and verify names merchants.category', async () => {
+    const casino = (amount: number) =>
+      world.purchase(amount, { resource: { merchant_id: 'casino-1', amount, currency: 'EUR' } });
+    expect((await world.authorize(casino(10))).body).toMatchObject({ reason: 'merchant_category_blocked' });
+    await forge(sql`update merchants set category = '5411' where merchant_id = 'casino-1'`);
+    await moveFactsVersion();
+    const before = await decisionCount();
+    const res = await world.authorize(casino(10));
+    await expectRefused(res, 'merchants', 'category');
+    expect(res.body.integrity.id).toBe('casino-1');
+    expect(await decisionCount()).toBe(before); // fail closed: nothing committed
+    expect(await verify()).toMatchObject({
+      valid: false,
+      failure: 'record_mismatch',
+      record: { table: 'merchants', id: 'casino-1' },
+      detail: 'category',
+    });
+  });
+
+  it("refuses a merchant's jurisdiction or state edited in the row", async () => {
+    const us = world.purchase(10, { resource: { merchant_id: 'shop-us', amount: 10, currency: 'EUR' } });
+    expect((await world.authorize(us)).body).toMatchObject({ reason: 'jurisdiction_not_allowed' });
+    await forge(sql`update merchants set jurisdiction = 'DE' where merchant_id = 'shop-us'`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(us), 'merchants', 'jurisdiction');
+    expect(await verify()).toMatchObject({ valid: false, record: { table: 'merchants', id: 'shop-us' } });
+    await forge(sql`update merchants set state = 'suspended' where merchant_id = 'grocer-1'`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'merchants', 'state');
+  });
+
+  it('honours genuine card token states and merchants: suspended, activated, a blocked category denied', async () => {
+    await world.must('POST', `/v1/card-tokens/${TOKEN}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'instrument_inactive' });
+    await world.must('POST', `/v1/card-tokens/${TOKEN}/activate`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ decision: 'allow_with_constraints' });
+    const casino = world.purchase(10, { resource: { merchant_id: 'casino-1', amount: 10, currency: 'EUR' } });
+    expect((await world.authorize(casino)).body).toMatchObject({ reason: 'merchant_category_blocked' });
+    await moveFactsVersion();
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ decision: 'allow_with_constraints' });
+    expect(await verify()).toMatchObject({ valid: true });
   });
 
   it('names an entry whose lookup columns were moved to another subject (a revocation hidden from authorize)', async () => {

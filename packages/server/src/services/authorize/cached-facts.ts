@@ -6,9 +6,11 @@
  * Rows come out as the query returned them and are shared between requests: callers copy what they keep.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database, EntitiesTable, RiskStateValue } from '../../store/index.ts';
-import { prepareQuery, type PreparedQuery } from '../../store/prepared-query.ts';
+import type { CardTokensTable, Database, EntitiesTable, MerchantsTable, RiskStateValue } from '../../store/index.ts';
+import { prepareQuery } from '../../store/prepared-query.ts';
+import { assertCardTokenChained, CARD_TOKEN_CREATED, CARD_TOKEN_STATE_EVENTS } from './chained-card-token.ts';
 import { assertEntityChained, ENTITY_CREATED, ENTITY_STATE_EVENTS } from './chained-entity.ts';
+import { assertMerchantChained, MERCHANT_CREATED, merchantSubject } from './chained-merchant.ts';
 import { assertRiskChained, RISK_EVENT } from './chained-risk.ts';
 import { chainedStateCacheOf } from './chained-state.ts';
 import type { GrantCache } from './grant-cache.ts';
@@ -44,17 +46,58 @@ const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
     ])
     .where('n.entity_id', '=', args.id),
 );
+/**
+ * The card token with its `ns.card_token.created` and latest state event, in one statement: what
+ * chained-card-token.ts checks the row against before it is used (the `events_subject` index, migration 0016).
+ */
 const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
   db
-    .selectFrom('card_tokens')
-    .select(['card_token_id', 'principal_entity_id', 'state'])
-    .where('card_token_id', '=', args.id),
+    .selectFrom('card_tokens as c')
+    .select((eb) => [
+      'c.card_token_id',
+      'c.principal_entity_id',
+      'c.state',
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .whereRef('e.subject_ref', '=', 'c.card_token_id')
+        .where('e.event_type', '=', CARD_TOKEN_CREATED)
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('created_event'),
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .whereRef('e.subject_ref', '=', 'c.card_token_id')
+        .where('e.event_type', 'in', Object.keys(CARD_TOKEN_STATE_EVENTS))
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('state_event'),
+    ])
+    .where('c.card_token_id', '=', args.id),
 );
-const MERCHANT = prepareQuery(['id'], (db, args: { id: string }) =>
+/**
+ * The merchant with its `ns.merchant.created` event (subject `ns:merchant:<id>`), in one statement: what
+ * chained-merchant.ts checks the row against before it is used (the `events_subject` index, migration 0016).
+ */
+const MERCHANT = prepareQuery(['id', 'subject'], (db, args: { id: string; subject: string }) =>
   db
-    .selectFrom('merchants')
-    .select(['merchant_id', 'category', 'jurisdiction', 'state'])
-    .where('merchant_id', '=', args.id),
+    .selectFrom('merchants as m')
+    .select((eb) => [
+      'm.merchant_id',
+      'm.category',
+      'm.jurisdiction',
+      'm.state',
+      eb
+        .selectFrom('events as e')
+        .select('e.envelope')
+        .where('e.subject_ref', '=', args.subject)
+        .where('e.event_type', '=', MERCHANT_CREATED)
+        .orderBy('e.seq', 'desc')
+        .limit(1)
+        .as('created_event'),
+    ])
+    .where('m.merchant_id', '=', args.id),
 );
 /**
  * The risk row (or its absence) with the subject's latest `ns.risk.state_changed` envelope, in one statement: what
@@ -79,10 +122,9 @@ const RISK_WITH_EVENT = prepareQuery(['id'], (db, args: { id: string }) =>
     ]),
 );
 
-type RowOf<Q> = Q extends PreparedQuery<unknown, infer Row> ? Row : never;
 export type EntityFact = Pick<EntitiesTable, 'entity_id' | 'type' | 'state' | 'public_key_jwk'>;
-export type InstrumentFact = RowOf<typeof INSTRUMENT>;
-export type MerchantFact = RowOf<typeof MERCHANT>;
+export type InstrumentFact = Pick<CardTokensTable, 'card_token_id' | 'principal_entity_id' | 'state'>;
+export type MerchantFact = Pick<MerchantsTable, 'merchant_id' | 'category' | 'jurisdiction' | 'state'>;
 export interface RiskFact {
   entity_id: string;
   risk_state: RiskStateValue;
@@ -122,12 +164,45 @@ export class FactReader {
     });
   }
 
+  /** A card token only as far as the audit chain backs it (chained-card-token.ts); a forged one throws. */
   instrument(id: string): InstrumentFact | null | Promise<InstrumentFact | null> {
-    return this.#read('instrument', id, INSTRUMENT);
+    const hit = this.#cache.fact<InstrumentFact>('instrument', id, this.version);
+    if (hit) return hit.row;
+    return INSTRUMENT.execute(this.#db, { id }).then(async ({ rows }) => {
+      const found = rows[0];
+      let row: InstrumentFact | null = null;
+      if (found) {
+        await assertCardTokenChained(this.#db, chainedStateCacheOf(this.#cache), found);
+        row = {
+          card_token_id: found.card_token_id,
+          principal_entity_id: found.principal_entity_id,
+          state: found.state,
+        };
+      }
+      this.#cache.storeFact('instrument', id, this.version, row);
+      return row;
+    });
   }
 
+  /** A merchant only as far as the audit chain backs it (chained-merchant.ts); a forged one throws. */
   merchant(id: string): MerchantFact | null | Promise<MerchantFact | null> {
-    return this.#read('merchant', id, MERCHANT);
+    const hit = this.#cache.fact<MerchantFact>('merchant', id, this.version);
+    if (hit) return hit.row;
+    return MERCHANT.execute(this.#db, { id, subject: merchantSubject(id) }).then(async ({ rows }) => {
+      const found = rows[0];
+      let row: MerchantFact | null = null;
+      if (found) {
+        await assertMerchantChained(this.#db, chainedStateCacheOf(this.#cache), found);
+        row = {
+          merchant_id: found.merchant_id,
+          category: found.category,
+          jurisdiction: found.jurisdiction,
+          state: found.state,
+        };
+      }
+      this.#cache.storeFact('merchant', id, this.version, row);
+      return row;
+    });
   }
 
   /** A risk state only as far as the audit chain backs it (chained-risk.ts); a forged one throws (fail closed). */
@@ -143,17 +218,6 @@ export class FactReader {
           ? null
           : { entity_id: id, risk_state: found.risk_state as RiskStateValue, expires_at: found.expires_at };
       this.#cache.storeFact('risk', id, this.version, row);
-      return row;
-    });
-  }
-
-  /** A hit answers synchronously (no promise, no microtask); a miss reads the store and keeps the row at the version. */
-  #read<Row>(kind: string, id: string, query: PreparedQuery<{ id: string }, Row>): Row | null | Promise<Row | null> {
-    const hit = this.#cache.fact<Row>(kind, id, this.version);
-    if (hit) return hit.row;
-    return query.execute(this.#db, { id }).then(({ rows }) => {
-      const row = rows[0] ?? null;
-      this.#cache.storeFact(kind, id, this.version, row);
       return row;
     });
   }

@@ -10,12 +10,10 @@
  * 0016), and only on a fact miss; a checked (row, events) content is kept in the instance's ChainedStateCache, so a
  * fact re-read after the facts version moved costs no further read. A new event (a suspension) changes the key.
  */
-import { createHash } from 'node:crypto';
-import { jwkThumbprint, parseAuditEntryText, parsePublicEd25519Jwk } from '@aar/core';
+import { jwkThumbprint, parsePublicEd25519Jwk } from '@aar/core';
 import type { Kysely } from 'kysely';
-import { recordDigest } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
-import type { UnsignedEventEnvelope } from '../events/append-event.ts';
+import { assertEnvelopesCommitted, digestOf, envelopeOf, type EnvelopeCheck } from './chained-events.ts';
 import { integrityFailure, type ChainedStateCache } from './chained-state.ts';
 
 export const ENTITY_CREATED = 'ns.entity.created';
@@ -60,7 +58,7 @@ export async function assertEntityChained(
   if (stateEvent && stateEvent.subject_ref !== row.entity_id) throw fail('state');
   if (row.state !== expected) throw fail('state');
 
-  const toCheck: Array<{ envelope: UnsignedEventEnvelope; column: string }> = [];
+  const toCheck: EnvelopeCheck[] = [];
   if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
   if (row.state === 'tombstoned') {
     // erasure clears the key (and may redact the creation's data): an erased entity decides nothing but a denial
@@ -76,26 +74,7 @@ export async function assertEntityChained(
     toCheck.push({ envelope: created, column: 'entity_id' });
   }
 
-  const entries = await db
-    .selectFrom('audit_entries')
-    .select('entry')
-    .where(
-      'audit_id',
-      'in',
-      toCheck.map((c) => String(c.envelope.audit_ref)),
-    )
-    .execute();
-  const byId = new Map<string, ReturnType<typeof parseAuditEntryText>>();
-  for (const e of entries) {
-    const parsed = parseAuditEntryText(e.entry);
-    if (parsed) byId.set(parsed.audit_id, parsed);
-  }
-  for (const { envelope, column } of toCheck) {
-    const entry = byId.get(String(envelope.audit_ref));
-    if (!entry || entry.kind !== envelope.event_type || entry.record_digest !== recordDigest(envelope)) {
-      throw fail(column);
-    }
-  }
+  await assertEnvelopesCommitted(db, toCheck, fail);
   cache.add(key);
 }
 
@@ -109,17 +88,4 @@ async function thumbprintOf(stored: string | null): Promise<string | null> {
   } catch {
     return 'invalid';
   }
-}
-
-function envelopeOf(text: string): UnsignedEventEnvelope | null {
-  try {
-    const value = JSON.parse(text) as UnsignedEventEnvelope;
-    return typeof value === 'object' && value !== null ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function digestOf(text: string | null): string {
-  return text === null ? '-' : createHash('sha256').update(text, 'utf8').digest('base64url');
 }
