@@ -315,6 +315,17 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     });
   });
 
+  it('refuses a card token set back to active with its suspension event deleted (the entry still says suspended)', async () => {
+    await world.must('POST', `/v1/card-tokens/${TOKEN}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'instrument_inactive' });
+    await forge(sql`delete from events where subject_ref = ${TOKEN} and event_type = 'ns.card_token.suspended'`);
+    await forge(sql`update card_tokens set state = 'active' where card_token_id = ${TOKEN}`);
+    await moveFactsVersion();
+    const res = await world.authorize(world.purchase(10));
+    await expectRefused(res, 'card_tokens', 'state');
+    expect(await verify()).toMatchObject({ valid: false });
+  });
+
   it("refuses a card token moved to another principal in the row (another person's card)", async () => {
     await world.must('POST', '/v1/entities', { type: 'person', id: 'bob', display_name: 'Bob' });
     await world.must('POST', '/v1/card-tokens', {

@@ -47,7 +47,7 @@ const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
     .where('n.entity_id', '=', args.id),
 );
 /**
- * The card token with its `ns.card_token.created` and latest state event, in one statement: what
+ * The card token with its `ns.card_token.created` and latest state event and its subject salt, in one statement: what
  * chained-card-token.ts checks the row against before it is used (the `events_subject` index, migration 0016).
  */
 const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
@@ -73,6 +73,7 @@ const INSTRUMENT = prepareQuery(['id'], (db, args: { id: string }) =>
         .orderBy('e.seq', 'desc')
         .limit(1)
         .as('state_event'),
+      eb.selectFrom('subject_salts as s').select('s.salt').whereRef('s.subject_ref', '=', 'c.card_token_id').as('salt'),
     ])
     .where('c.card_token_id', '=', args.id),
 );

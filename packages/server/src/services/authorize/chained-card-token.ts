@@ -6,16 +6,21 @@
  * not the key, setting a suspended token (by its principal, or by erasure) back to `active`, or moving a token to
  * another principal.
  *
- * The events are found by the token's plain id (`events.subject_ref`) and each is held to the entry its `audit_ref`
- * names; the entries' own `subject_ref` is a salted commitment (audit/subject-commitment.ts, deleted salt on erasure),
- * which is never needed here. Erasure rewrites the creation's envelope (`last4` null, `erased` true: the only change
- * the write-once guard allows), so its digest no longer matches: an erased token must then be `suspended` by a
+ * The events are found by the token's plain id (`events.subject_ref`); each is held to the entry its `audit_ref`
+ * names. Those entries name the token by a salted commitment (audit/subject-commitment.ts): with the token's salt,
+ * its entries are read by that commitment, so the latest state ENTRY must be the latest state event's (a suspension
+ * whose event row was deleted still counts) and the creation entry must be among them (which binds the salt). Erasure
+ * deletes the salt and rewrites the creation's envelope (`last4` null, `erased` true: the only change the write-once
+ * guard allows, so its digest no longer matches): a token without a salt must be such an erased one, `suspended` by a
  * chained state event, and decides nothing but a denial.
  *
  * COST: the two events come in the same statement as the row (cached-facts.ts, index `events_subject`, migration
  * 0016), and only on a fact miss; a checked (row, events) content is kept in the instance's ChainedStateCache.
  */
+import { createHash } from 'node:crypto';
+import { parseAuditEntryText, type AuditEntryJson } from '@aar/core';
 import type { Kysely } from 'kysely';
+import { recordDigest } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
 import { assertEnvelopesCommitted, digestOf, envelopeOf, type EnvelopeCheck } from './chained-events.ts';
 import { integrityFailure, type ChainedStateCache } from './chained-state.ts';
@@ -34,6 +39,8 @@ export interface CardTokenWithEvents {
   created_event: string | null;
   /** the envelope text of its latest state event, null when it has none */
   state_event: string | null;
+  /** the token's subject salt (base64url), null once erasure deleted it */
+  salt: string | null;
 }
 
 /** Throws integrityFailure (table `card_tokens`) unless the row is what the token's chained events say. */
@@ -49,6 +56,7 @@ export async function assertCardTokenChained(
     digestOf(row.state_event),
     row.principal_entity_id,
     row.state,
+    row.salt ?? '-',
   ].join('\n');
   if (cache.has(key)) return;
   const fail = (column: string) => integrityFailure('card_tokens', row.card_token_id, column);
@@ -66,12 +74,48 @@ export async function assertCardTokenChained(
   if (row.state !== expected) throw fail('state');
 
   const erased = isErased(created);
-  // an erased token's creation no longer has its committed digest: only a chained suspension lets it be read
-  if (erased && row.state !== 'suspended') throw fail('state');
-  const toCheck: EnvelopeCheck[] = [{ envelope: created, column: 'card_token_id', erased }];
-  if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
-  await assertEnvelopesCommitted(db, toCheck, fail);
+  if (row.salt === null) {
+    // erased: the chain can no longer be asked about the token, only a chained suspension lets it be read
+    if (!erased || row.state !== 'suspended') throw fail('state');
+    const toCheck: EnvelopeCheck[] = [{ envelope: created, column: 'card_token_id', erased }];
+    if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
+    await assertEnvelopesCommitted(db, toCheck, fail);
+  } else {
+    const entries = await entriesAbout(db, commitmentOf(row.salt, row.card_token_id));
+    const creation = entries.find((e) => e.audit_id === created.audit_ref);
+    // erasure deletes the salt in the transaction that rewrites the envelope: an erased one beside a salt is forged
+    if (!creation || creation.kind !== CARD_TOKEN_CREATED || erased) throw fail('card_token_id');
+    if (creation.record_digest !== recordDigest(created)) throw fail('card_token_id');
+    const latest = entries.filter((e) => Object.hasOwn(CARD_TOKEN_STATE_EVENTS, e.kind)).at(-1);
+    if ((latest?.audit_id ?? null) !== (stateEvent?.audit_ref ?? null)) throw fail('state');
+    if (stateEvent && (latest?.kind !== stateEvent.event_type || latest.record_digest !== recordDigest(stateEvent))) {
+      throw fail('state');
+    }
+  }
   cache.add(key);
+}
+
+/** The token's commitment in the chain, exactly as audit/subject-commitment.ts makes it. */
+function commitmentOf(salt: string, cardTokenId: string): string {
+  const digest = createHash('sha256').update(Buffer.from(salt, 'base64url')).update(cardTokenId, 'utf8').digest();
+  return `ns:commitment:${digest.toString('base64url')}`;
+}
+
+/** The token's creation and state entries, by index (`audit_entries_subject`), as their text says, oldest first. */
+async function entriesAbout(db: Kysely<Database>, commitment: string): Promise<AuditEntryJson[]> {
+  const kinds = [CARD_TOKEN_CREATED, ...Object.keys(CARD_TOKEN_STATE_EVENTS)];
+  const rows = await db
+    .selectFrom('audit_entries')
+    .select('entry')
+    .where('subject_ref', '=', commitment)
+    .where('kind', 'in', kinds)
+    .execute();
+  const out: AuditEntryJson[] = [];
+  for (const row of rows) {
+    const entry = parseAuditEntryText(row.entry);
+    if (entry && entry.subject_ref === commitment && kinds.includes(entry.kind)) out.push(entry);
+  }
+  return out.sort((a, b) => a.index - b.index);
 }
 
 /** As check-events.ts recognises erasure's rewrite of a creation envelope. */
