@@ -259,6 +259,16 @@ describe.each(dialects)('a forged state on %s', (dialect) => {
     });
   });
 
+  it('refuses a suspended agent set back to active with its suspension event deleted (the entry still says suspended)', async () => {
+    await world.must('POST', `/v1/entities/${AGENT}/suspend`);
+    expect((await world.authorize(world.purchase(10))).body).toMatchObject({ reason: 'actor_inactive' });
+    await forge(sql`delete from events where subject_ref = ${AGENT} and event_type = 'ns.entity.suspended'`);
+    await forge(sql`update entities set state = 'active' where entity_id = ${AGENT}`);
+    await moveFactsVersion();
+    await expectRefused(await world.authorize(world.purchase(10)), 'entities', 'state');
+    expect(await verify()).toMatchObject({ valid: false });
+  });
+
   it("refuses an agent's public key swapped in the row (no one signs as the agent with another key)", async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const pub = publicKey.export({ format: 'jwk' }) as { x: string };

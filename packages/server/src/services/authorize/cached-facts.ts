@@ -16,7 +16,7 @@ import { chainedStateCacheOf } from './chained-state.ts';
 import type { GrantCache } from './grant-cache.ts';
 
 /**
- * The entity with its `ns.entity.created` and latest state event, in one statement: what chained-entity.ts checks the
+ * The entity with its `ns.entity.created` and latest state event and its subject salt, in one statement: what chained-entity.ts checks the
  * row against before it is used (the `events_subject` index, migration 0016).
  */
 const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
@@ -43,6 +43,7 @@ const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
         .orderBy('e.seq', 'desc')
         .limit(1)
         .as('state_event'),
+      eb.selectFrom('subject_salts as s').select('s.salt').whereRef('s.subject_ref', '=', 'n.entity_id').as('salt'),
     ])
     .where('n.entity_id', '=', args.id),
 );

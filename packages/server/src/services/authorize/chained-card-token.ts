@@ -17,12 +17,17 @@
  * COST: the two events come in the same statement as the row (cached-facts.ts, index `events_subject`, migration
  * 0016), and only on a fact miss; a checked (row, events) content is kept in the instance's ChainedStateCache.
  */
-import { createHash } from 'node:crypto';
-import { parseAuditEntryText, type AuditEntryJson } from '@aar/core';
 import type { Kysely } from 'kysely';
 import { recordDigest } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
-import { assertEnvelopesCommitted, digestOf, envelopeOf, type EnvelopeCheck } from './chained-events.ts';
+import {
+  assertEnvelopesCommitted,
+  commitmentOf,
+  digestOf,
+  entriesAbout,
+  envelopeOf,
+  type EnvelopeCheck,
+} from './chained-events.ts';
 import { integrityFailure, type ChainedStateCache } from './chained-state.ts';
 
 export const CARD_TOKEN_CREATED = 'ns.card_token.created';
@@ -81,7 +86,10 @@ export async function assertCardTokenChained(
     if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
     await assertEnvelopesCommitted(db, toCheck, fail);
   } else {
-    const entries = await entriesAbout(db, commitmentOf(row.salt, row.card_token_id));
+    const entries = await entriesAbout(db, commitmentOf(row.salt, row.card_token_id), [
+      CARD_TOKEN_CREATED,
+      ...Object.keys(CARD_TOKEN_STATE_EVENTS),
+    ]);
     const creation = entries.find((e) => e.audit_id === created.audit_ref);
     // erasure deletes the salt in the transaction that rewrites the envelope: an erased one beside a salt is forged
     if (!creation || creation.kind !== CARD_TOKEN_CREATED || erased) throw fail('card_token_id');
@@ -93,29 +101,6 @@ export async function assertCardTokenChained(
     }
   }
   cache.add(key);
-}
-
-/** The token's commitment in the chain, exactly as audit/subject-commitment.ts makes it. */
-function commitmentOf(salt: string, cardTokenId: string): string {
-  const digest = createHash('sha256').update(Buffer.from(salt, 'base64url')).update(cardTokenId, 'utf8').digest();
-  return `ns:commitment:${digest.toString('base64url')}`;
-}
-
-/** The token's creation and state entries, by index (`audit_entries_subject`), as their text says, oldest first. */
-async function entriesAbout(db: Kysely<Database>, commitment: string): Promise<AuditEntryJson[]> {
-  const kinds = [CARD_TOKEN_CREATED, ...Object.keys(CARD_TOKEN_STATE_EVENTS)];
-  const rows = await db
-    .selectFrom('audit_entries')
-    .select('entry')
-    .where('subject_ref', '=', commitment)
-    .where('kind', 'in', kinds)
-    .execute();
-  const out: AuditEntryJson[] = [];
-  for (const row of rows) {
-    const entry = parseAuditEntryText(row.entry);
-    if (entry && entry.subject_ref === commitment && kinds.includes(entry.kind)) out.push(entry);
-  }
-  return out.sort((a, b) => a.index - b.index);
 }
 
 /** As check-events.ts recognises erasure's rewrite of a creation envelope. */

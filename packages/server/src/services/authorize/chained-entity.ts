@@ -2,7 +2,8 @@
  * An entity (agent, principal, intermediary) is honoured only as the chain backs it (chained-state.ts): its state
  * is the one its latest `ns.entity.suspended` / `.activated` / `.tombstoned` event left it in (`active` without one),
  * its type and its public key's RFC 7638 thumbprint are those its `ns.entity.created` event restates, and each of
- * those events must be one whose envelope its audit entry commits to (by SHA-256 digest; no signature check).
+ * those events must be one whose envelope its audit entry commits to (by SHA-256 digest; no signature check), the
+ * latest state entry about its salted commitment (audit/subject-commitment.ts) being the latest state event's.
  * Attacker: the database but not the key, swapping an agent's public key for one they hold (then signing as the
  * agent), or setting a suspended or erased agent back to `active`. The rule is verify's (check-entities.ts).
  *
@@ -13,7 +14,8 @@
 import { jwkThumbprint, parsePublicEd25519Jwk } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
-import { assertEnvelopesCommitted, digestOf, envelopeOf, type EnvelopeCheck } from './chained-events.ts';
+import { recordDigest } from '../../audit/audit-entry.ts';
+import { assertEnvelopesCommitted, commitmentOf, digestOf, entriesAbout, envelopeOf } from './chained-events.ts';
 import { integrityFailure, type ChainedStateCache } from './chained-state.ts';
 
 export const ENTITY_CREATED = 'ns.entity.created';
@@ -32,6 +34,8 @@ export interface EntityWithEvents {
   created_event: string | null;
   /** the envelope text of its latest state event, null when it has none */
   state_event: string | null;
+  /** the entity's subject salt (base64url), null once erasure deleted it */
+  salt: string | null;
 }
 
 /** Throws integrityFailure (table `entities`) unless the row is what the entity's chained events say. */
@@ -48,6 +52,7 @@ export async function assertEntityChained(
     row.type,
     row.state,
     row.public_key_jwk,
+    row.salt ?? '-',
   ].join('\n');
   if (cache.has(key)) return;
   const fail = (column: string) => integrityFailure('entities', row.entity_id, column);
@@ -58,11 +63,11 @@ export async function assertEntityChained(
   if (stateEvent && stateEvent.subject_ref !== row.entity_id) throw fail('state');
   if (row.state !== expected) throw fail('state');
 
-  const toCheck: EnvelopeCheck[] = [];
-  if (stateEvent) toCheck.push({ envelope: stateEvent, column: 'state' });
   if (row.state === 'tombstoned') {
-    // erasure clears the key (and may redact the creation's data): an erased entity decides nothing but a denial
+    // erasure clears the key and deletes the salt (and may redact the creation's data): an erased entity decides
+    // nothing but a denial, so its tombstone event's own entry is enough
     if (row.public_key_jwk !== null) throw fail('public_key_jwk');
+    if (stateEvent) await assertEnvelopesCommitted(db, [{ envelope: stateEvent, column: 'state' }], fail);
   } else {
     const created = row.created_event === null ? null : envelopeOf(row.created_event);
     if (!created || created.subject_ref !== row.entity_id || created.event_type !== ENTITY_CREATED) {
@@ -71,10 +76,23 @@ export async function assertEntityChained(
     const data = created.data ?? {};
     if (data.type !== row.type) throw fail('type');
     if ((await thumbprintOf(row.public_key_jwk)) !== (data.key_thumbprint ?? null)) throw fail('public_key_jwk');
-    toCheck.push({ envelope: created, column: 'entity_id' });
+    // only erasure deletes a subject's salt; with it, the entity's entries are read by its commitment, so the latest
+    // state ENTRY must be the latest state event's (a suspension whose event row was deleted still counts)
+    if (row.salt === null) throw fail('entity_id');
+    const entries = await entriesAbout(db, commitmentOf(row.salt, row.entity_id), [
+      ENTITY_CREATED,
+      ...Object.keys(ENTITY_STATE_EVENTS),
+    ]);
+    const creation = entries.find((e) => e.audit_id === created.audit_ref);
+    if (!creation || creation.kind !== ENTITY_CREATED || creation.record_digest !== recordDigest(created)) {
+      throw fail('entity_id');
+    }
+    const latest = entries.filter((e) => Object.hasOwn(ENTITY_STATE_EVENTS, e.kind)).at(-1);
+    if ((latest?.audit_id ?? null) !== (stateEvent?.audit_ref ?? null)) throw fail('state');
+    if (stateEvent && (latest?.kind !== stateEvent.event_type || latest.record_digest !== recordDigest(stateEvent))) {
+      throw fail('state');
+    }
   }
-
-  await assertEnvelopesCommitted(db, toCheck, fail);
   cache.add(key);
 }
 

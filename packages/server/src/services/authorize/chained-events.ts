@@ -5,7 +5,7 @@
  * An entry is trusted by its TEXT (the bytes the leaf hash covers), never by its columns.
  */
 import { createHash } from 'node:crypto';
-import { parseAuditEntryText } from '@aar/core';
+import { parseAuditEntryText, type AuditEntryJson } from '@aar/core';
 import type { Kysely } from 'kysely';
 import { recordDigest } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
@@ -60,4 +60,33 @@ export function envelopeOf(text: string): UnsignedEventEnvelope | null {
 /** The digest of a stored text for a cache key (`-` for none): a changed event changes the key. */
 export function digestOf(text: string | null): string {
   return text === null ? '-' : createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
+/** A personal subject's commitment in the chain (`ns:entity:...`, `ns:card_token:...`), as audit/subject-commitment.ts makes it. */
+export function commitmentOf(salt: string, subject: string): string {
+  const digest = createHash('sha256').update(Buffer.from(salt, 'base64url')).update(subject, 'utf8').digest();
+  return `ns:commitment:${digest.toString('base64url')}`;
+}
+
+/**
+ * The entries of `kinds` about a committed subject, by index (`audit_entries_subject`), as their text says (an entry
+ * whose text names another subject or kind is left out), oldest first.
+ */
+export async function entriesAbout(
+  db: Kysely<Database>,
+  commitment: string,
+  kinds: readonly string[],
+): Promise<AuditEntryJson[]> {
+  const rows = await db
+    .selectFrom('audit_entries')
+    .select('entry')
+    .where('subject_ref', '=', commitment)
+    .where('kind', 'in', [...kinds])
+    .execute();
+  const out: AuditEntryJson[] = [];
+  for (const row of rows) {
+    const entry = parseAuditEntryText(row.entry);
+    if (entry && entry.subject_ref === commitment && kinds.includes(entry.kind)) out.push(entry);
+  }
+  return out.sort((a, b) => a.index - b.index);
 }
