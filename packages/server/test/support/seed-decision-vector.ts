@@ -16,6 +16,7 @@ import {
 } from '@aar/core';
 import { createRequestSigner, type RequestSigner } from '@aar/sdk';
 import { approvedKey, boundKey } from '../../src/services/authorize/chained-approval.ts';
+import { spendMemoryOf } from '../../src/services/authorize/chained-spend.ts';
 import { chainedStateCacheOf } from '../../src/services/authorize/chained-state.ts';
 import { createApiCall, mustSucceed, type ApiCall } from './api-call.ts';
 import type { DecisionVector } from './decision-vectors.ts';
@@ -152,6 +153,9 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
         .insertInto('spend_counters')
         .values({ grant_id: g.grant_id, day, currency: g.spent_today.currency, reserved_minor: g.spent_today.minor })
         .execute();
+      // the fixture's counter, backed by no decision of the chain: vouched for in the instance's memory of counters,
+      // as the service does for the values it writes itself (services/authorize/chained-spend.ts)
+      spendMemoryOf(rt.ctx).set(g.grant_id, day, g.spent_today.minor);
     }
     await db.deleteFrom('approvals').execute();
     const a = snapshot.approval;
