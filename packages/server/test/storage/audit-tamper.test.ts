@@ -10,41 +10,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { canonicalJson, verifyConsistencyProofJson } from '@aar/core';
 import { signCheckpoint } from '../../src/audit/checkpoints.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
-import type { Database, Dialect } from '../../src/store/index.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
 import { freshPgSchema } from '../support/pg-schema.ts';
 import { auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
 const dialects = await testDialects();
-
-/** Runs `edit` with the write-once triggers out of the way, as an attacker with database access would. */
-async function bypassingTriggers(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  edit: (db: Kysely<Database>) => Promise<void>,
-): Promise<void> {
-  if (dialect === 'postgres') {
-    await db.transaction().execute(async (trx) => {
-      await sql`set local session_replication_role = replica`.execute(trx);
-      await edit(trx);
-    });
-    return;
-  }
-  const triggers = (
-    await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where type = 'trigger'`.execute(db)
-  ).rows;
-  for (const t of triggers) await sql`drop trigger ${sql.raw(t.name)}`.execute(db);
-  try {
-    await edit(db);
-  } finally {
-    for (const t of triggers) await sql.raw(t.sql).execute(db);
-  }
-}
 
 describe.each(dialects)('audit tampering on %s', (dialect) => {
   let rt: TestRuntime;
@@ -68,13 +44,13 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
 
   it('is valid untouched, and the write-once triggers still hold after a bypass', async () => {
     expect(await verify()).toMatchObject({ valid: true, size: 21, checked: 21 });
-    await bypassingTriggers(rt.ctx.store.db, dialect, async () => undefined);
+    await bypassingGuards(rt.ctx.store.db, dialect, async () => undefined);
     await expect(sql`update audit_entries set kind = 'x'`.execute(rt.ctx.store.db)).rejects.toThrow(/write-once/);
   });
 
   it('names an edited entry', async () => {
     const original = await entryText(7);
-    await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
       await db
         .updateTable('audit_entries')
         .set({ entry: original.replace('"kind":"ns.entity.created"', '"kind":"ns.entity.removed"') })
@@ -94,7 +70,7 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
     entry.prev_leaf_hash = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
     const text = canonicalJson(entry);
     const leaf = createHash('sha256').update(Buffer.of(0)).update(text).digest('base64');
-    await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
       await db.updateTable('audit_entries').set({ entry: text, leaf_hash: leaf }).where('idx', '=', 9).execute();
       await db.updateTable('audit_nodes').set({ hash: leaf }).where('level', '=', 0).where('idx', '=', 9).execute();
     });
@@ -102,7 +78,7 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
   });
 
   it('names a forged tree node and a deleted entry', async () => {
-    await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
       await db
         .updateTable('audit_nodes')
         .set({ hash: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' })
@@ -111,7 +87,7 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
         .execute();
     });
     expect(await verify()).toMatchObject({ valid: false, first_invalid_index: 12, failure: 'node_mismatch' });
-    await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
       await db.deleteFrom('audit_entries').where('idx', '=', 5).execute();
     });
     expect(await verify()).toMatchObject({ valid: false, first_invalid_index: 5, failure: 'entry_missing' });
@@ -129,7 +105,7 @@ describe.each(dialects)('audit tampering on %s', (dialect) => {
     const frontier = JSON.parse(tip.frontier) as { size: number; hashes: string[] };
     // 21 = 16 + 4 + 1: leaf 20 completes no interior node, and is itself the last frontier hash
     frontier.hashes[frontier.hashes.length - 1] = leaf.toString('base64');
-    await bypassingTriggers(rt.ctx.store.db, dialect, async (db) => {
+    await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
       await db
         .updateTable('audit_entries')
         .set({ entry: text, leaf_hash: leaf.toString('base64'), occurred_at: entry.occurred_at })

@@ -18,7 +18,7 @@ import {
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/index.ts';
-import { bypassingGuards } from '../support/bypass-guards.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';

@@ -8,11 +8,11 @@
  * each table is found by `/verify`, naming the entry index, the table and the record.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sql, type Kysely } from 'kysely';
-import type { Database, Dialect } from '../../src/store/index.ts';
+import { sql } from 'kysely';
 import { GUARDED_TABLES } from '../../src/store/migrations/write-once-guards.ts';
 import { decodeDecisionRecord, encodeDecisionRecord } from '../../src/services/decisions/record-codec.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
 import { ADMIN_TOKEN, auth, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 
@@ -40,30 +40,6 @@ const reviveBuffer = (_key: string, value: unknown): unknown =>
   typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'Buffer'
     ? Buffer.from((value as { data: number[] }).data)
     : value;
-
-/** Runs `edit` with the guards out of the way (SQLite: drop every trigger and recreate it; PostgreSQL: replica). */
-async function bypassingGuards(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  edit: (db: Kysely<Database>) => Promise<void>,
-): Promise<void> {
-  if (dialect === 'postgres') {
-    await db.transaction().execute(async (trx) => {
-      await sql`set local session_replication_role = replica`.execute(trx);
-      await edit(trx);
-    });
-    return;
-  }
-  const triggers = (
-    await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where type = 'trigger'`.execute(db)
-  ).rows;
-  for (const t of triggers) await sql`drop trigger ${sql.raw(t.name)}`.execute(db);
-  try {
-    await edit(db);
-  } finally {
-    for (const t of triggers) await sql.raw(t.sql).execute(db);
-  }
-}
 
 describe.each(dialects)('write-once guards on %s', (dialect) => {
   let rt: TestRuntime;
