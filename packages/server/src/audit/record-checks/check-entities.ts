@@ -12,10 +12,8 @@
 import { jwkThumbprint, parsePublicEd25519Jwk } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
-import { changedSubjects, chunksOf } from './changed-subjects.ts';
-import { entriesById, existsBeyond } from './entries-by-id.ts';
+import { checkSubjectRows } from './check-subject-rows.ts';
 import type { RecordFindings } from './record-findings.ts';
-import { subjectEvents } from './subject-events.ts';
 
 const STATE_EVENTS = {
   'ns.entity.suspended': 'suspended',
@@ -24,54 +22,24 @@ const STATE_EVENTS = {
 } as const;
 
 export async function checkEntities(db: Kysely<Database>, findings: RecordFindings, pageSize: number): Promise<void> {
-  // incremental: only the rows whose events are new since the mark (changed-subjects.ts)
-  const changed = await changedSubjects(db, findings.scope, [
-    ...Object.keys({ 'ns.entity.created': 1, ...STATE_EVENTS }),
-  ]);
-  const chunks =
-    changed &&
-    chunksOf(
-      changed.map((s) => s),
-      pageSize,
-    );
-  let after = '';
-  for (let chunk = 0; ; chunk++) {
-    let query = db.selectFrom('entities').select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state']);
-    if (chunks) {
-      if (chunk >= chunks.length) return;
-      query = query.where('entity_id', 'in', chunks[chunk]!);
-    } else query = query.where('entity_id', '>', after).orderBy('entity_id').limit(pageSize);
-    const rows = await query.execute();
-    if (rows.length === 0) {
-      if (chunks) continue;
-      return;
-    }
-    after = rows[rows.length - 1]!.entity_id;
-    const histories = await subjectEvents(
-      db,
-      rows.map((r) => r.entity_id),
-      'ns.entity.created',
-      'active',
-      STATE_EVENTS,
-    );
-    const entries = await entriesById(
-      db,
-      [...histories.values()].flatMap((h) => (h.created ? [h.created.audit_ref] : [])),
-      findings.size,
-    );
-    for (const row of rows) {
-      const record = { table: 'entities', id: row.entity_id };
-      const history = histories.get(row.entity_id);
-      const entry = history?.created ? entries.get(history.created.audit_ref) : undefined;
-      if (!history?.created || !entry) {
-        if (history?.created && (await existsBeyond(db, history.created.audit_ref, findings.size))) continue;
-        findings.fail({ reason: 'record_unanchored', record, detail: 'entity_id' });
-        continue;
-      }
-      const detail = await entityProblem(row, history.created.data, history.state);
-      if (detail) findings.fail({ reason: 'record_mismatch', index: entry.index, record, detail });
-    }
-  }
+  await checkSubjectRows(db, findings, pageSize, {
+    table: 'entities',
+    idColumn: 'entity_id',
+    createdType: 'ns.entity.created',
+    stateEvents: STATE_EVENTS,
+    subjectOf: (id) => id,
+    idOfSubject: (subject) => subject,
+    readRows: (db, page) => {
+      const query = db
+        .selectFrom('entities')
+        .select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state']);
+      return 'ids' in page
+        ? query.where('entity_id', 'in', page.ids).execute()
+        : query.where('entity_id', '>', page.after).orderBy('entity_id').limit(page.limit).execute();
+    },
+    idOf: (row) => row.entity_id,
+    problem: (row, { created, state }) => entityProblem(row, created.data, state),
+  });
 }
 
 async function entityProblem(
