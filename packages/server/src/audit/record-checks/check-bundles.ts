@@ -10,9 +10,10 @@
  * read by any decision (docs/audit.md, "Outside the chain"). Bundles carry no `seq` mark: every run (incremental too)
  * checks them all, a page at a time (O(page) memory; a page's signatures verify in parallel on the thread pool).
  */
-import { canonicalJson, verifyDocument, type Jwks } from '@aar/core';
+import { verifyDocument, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { canonicalDocument } from './canonical-document.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
@@ -70,13 +71,8 @@ async function bundleProblem(
   entryText: string,
   jwks: Jwks,
 ): Promise<{ reason: RecordFailureReason; detail: string } | undefined> {
-  let bundle: Record<string, unknown>;
-  try {
-    bundle = JSON.parse(row.document) as Record<string, unknown>;
-    if (typeof bundle !== 'object' || bundle === null || canonicalJson(bundle) !== row.document) throw new Error();
-  } catch {
-    return { reason: 'record_digest_mismatch', detail: 'document' };
-  }
+  const bundle = canonicalDocument(row.document);
+  if (!bundle) return { reason: 'record_digest_mismatch', detail: 'document' };
   if (!(await verifyDocument(bundle, jwks)).valid) return { reason: 'record_signature_invalid', detail: 'document' };
   if (bundle.bundle_id !== row.bundle_id) return { reason: 'record_mismatch', detail: 'bundle_id' };
   if (bundle.created_at !== row.created_at) return { reason: 'record_mismatch', detail: 'created_at' };

@@ -12,9 +12,10 @@
  * `created_by` is in no signed or chained record; it is never served nor read (docs/audit.md, "Outside the chain").
  * Reports carry no `seq` mark: every run (incremental too) checks them all, a page at a time.
  */
-import { canonicalJson, verifyDocument, type Ed25519PublicJwk, type Jwks } from '@aar/core';
+import { verifyDocument, type Ed25519PublicJwk, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { canonicalDocument } from './canonical-document.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
 interface ReportRow {
@@ -62,13 +63,8 @@ async function reportProblem(
   row: ReportRow,
   jwks: Jwks,
 ): Promise<{ reason: RecordFailureReason; detail: string } | undefined> {
-  let report: Record<string, unknown>;
-  try {
-    report = JSON.parse(row.document) as Record<string, unknown>;
-    if (typeof report !== 'object' || report === null || canonicalJson(report) !== row.document) throw new Error();
-  } catch {
-    return { reason: 'record_digest_mismatch', detail: 'document' };
-  }
+  const report = canonicalDocument(row.document);
+  if (!report) return { reason: 'record_digest_mismatch', detail: 'document' };
   const origin = row.origin ?? 'self';
   if (origin !== 'self' && origin !== 'publisher') return { reason: 'record_mismatch', detail: 'origin' };
   if (origin === 'self') {

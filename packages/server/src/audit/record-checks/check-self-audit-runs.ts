@@ -6,9 +6,10 @@
  * audited state change: no entry commits to it, so findings name no index. `created_by` is in no signed or chained
  * record, never served nor read (docs/audit.md, "Outside the chain"). Every run (incremental too) checks them all.
  */
-import { canonicalJson, verifyDocument, type Jwks } from '@aar/core';
+import { verifyDocument, type Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { canonicalDocument } from './canonical-document.ts';
 import type { RecordFindings, RecordFailureReason } from './record-findings.ts';
 
 interface RunRow {
@@ -50,13 +51,8 @@ async function runProblem(
   row: RunRow,
   jwks: Jwks,
 ): Promise<{ reason: RecordFailureReason; detail: string } | undefined> {
-  let report: Record<string, unknown>;
-  try {
-    report = JSON.parse(row.document) as Record<string, unknown>;
-    if (typeof report !== 'object' || report === null || canonicalJson(report) !== row.document) throw new Error();
-  } catch {
-    return { reason: 'record_digest_mismatch', detail: 'document' };
-  }
+  const report = canonicalDocument(row.document);
+  if (!report) return { reason: 'record_digest_mismatch', detail: 'document' };
   if (!(await verifyDocument(report, jwks)).valid) return { reason: 'record_signature_invalid', detail: 'document' };
   const summary = (report.summary ?? {}) as { fail?: unknown };
   const expected: Array<[keyof RunRow, unknown, unknown]> = [
