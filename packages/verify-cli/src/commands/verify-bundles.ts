@@ -4,8 +4,8 @@
  * included, each printed with its detail.
  */
 import { verifyBundle, type BundleVerificationResult, type Jwks } from '@aar/core';
-import { readJsonFile } from '../read-json-file.ts';
-import { EXIT_INVALID, EXIT_VALID, type Output } from '../output.ts';
+import type { Output } from '../output.ts';
+import { verifyFiles } from '../verify-files.ts';
 import type { VerifyFlags } from './verify-packs.ts';
 
 function describe(file: string, result: BundleVerificationResult): string {
@@ -15,24 +15,11 @@ function describe(file: string, result: BundleVerificationResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function verifyBundles(files: string[], jwks: Jwks, flags: VerifyFlags, io: Output): Promise<number> {
-  let invalid = 0;
-  for (const file of files) {
-    const parsed = readJsonFile(file);
-    if (!parsed.ok) {
-      invalid++;
-      io.out(
-        flags.json
-          ? `${JSON.stringify({ file, valid: false, failure: parsed.reason })}\n`
-          : `INVALID ${file}  ${parsed.reason}\n`,
-      );
-      continue;
-    }
-    const result = await verifyBundle(parsed.value, jwks, flags.origin === undefined ? {} : { origin: flags.origin });
-    if (!result.valid) invalid++;
-    const id = (parsed.value as { bundle_id?: unknown } | null)?.bundle_id ?? null;
-    io.out(flags.json ? `${JSON.stringify({ file, bundle_id: id, ...result })}\n` : describe(file, result));
-  }
-  if (!flags.json && files.length > 1) io.out(`${files.length - invalid} of ${files.length} bundles valid\n`);
-  return invalid > 0 ? EXIT_INVALID : EXIT_VALID;
+export function verifyBundles(files: string[], jwks: Jwks, flags: VerifyFlags, io: Output): Promise<number> {
+  return verifyFiles(files, flags.json, io, {
+    noun: 'bundles',
+    verify: (value) => verifyBundle(value, jwks, flags.origin === undefined ? {} : { origin: flags.origin }),
+    jsonExtra: (value) => ({ bundle_id: (value as { bundle_id?: unknown } | null)?.bundle_id ?? null }),
+    describe,
+  });
 }

@@ -4,8 +4,8 @@
  * delegators' consent, order, limits and expiry, judged at `--now` (default: the clock).
  */
 import { verifyDelegationChain, type Jwks, type VerifyDelegationChainResult } from '@aar/core';
-import { readJsonFile } from '../read-json-file.ts';
-import { EXIT_INVALID, EXIT_VALID, type Output } from '../output.ts';
+import type { Output } from '../output.ts';
+import { verifyFiles } from '../verify-files.ts';
 
 export interface VerifyChainFlags {
   now?: string | undefined;
@@ -30,24 +30,12 @@ function describe(file: string, result: VerifyDelegationChainResult, now: string
   return `${lines.join('\n')}\n`;
 }
 
-export async function verifyChains(files: string[], jwks: Jwks, flags: VerifyChainFlags, io: Output): Promise<number> {
+export function verifyChains(files: string[], jwks: Jwks, flags: VerifyChainFlags, io: Output): Promise<number> {
   const now = flags.now ?? new Date().toISOString();
-  let invalid = 0;
-  for (const file of files) {
-    const parsed = readJsonFile(file);
-    if (!parsed.ok) {
-      invalid++;
-      io.out(
-        flags.json
-          ? `${JSON.stringify({ file, valid: false, failure: parsed.reason })}\n`
-          : `INVALID ${file}  ${parsed.reason}\n`,
-      );
-      continue;
-    }
-    const result = await verifyDelegationChain(parsed.value, jwks, now);
-    if (!result.valid) invalid++;
-    io.out(flags.json ? `${JSON.stringify({ file, now, ...result })}\n` : describe(file, result, now));
-  }
-  if (!flags.json && files.length > 1) io.out(`${files.length - invalid} of ${files.length} chains valid\n`);
-  return invalid > 0 ? EXIT_INVALID : EXIT_VALID;
+  return verifyFiles(files, flags.json, io, {
+    noun: 'chains',
+    verify: (value) => verifyDelegationChain(value, jwks, now),
+    jsonExtra: () => ({ now }),
+    describe: (file, result) => describe(file, result, now),
+  });
 }

@@ -4,8 +4,8 @@
  * checkpoint, and the decision replayed through core's `decide`.
  */
 import { verifyEvidencePack, type EvidenceVerificationResult, type Jwks } from '@aar/core';
-import { readJsonFile } from '../read-json-file.ts';
-import { EXIT_INVALID, EXIT_VALID, type Output } from '../output.ts';
+import type { Output } from '../output.ts';
+import { verifyFiles } from '../verify-files.ts';
 
 export interface VerifyFlags {
   origin?: string | undefined;
@@ -20,27 +20,10 @@ function describe(file: string, result: EvidenceVerificationResult): string {
   return `INVALID ${file}  ${failed.join(', ')}\n`;
 }
 
-export async function verifyPacks(files: string[], jwks: Jwks, flags: VerifyFlags, io: Output): Promise<number> {
-  let invalid = 0;
-  for (const file of files) {
-    const parsed = readJsonFile(file);
-    if (!parsed.ok) {
-      invalid++;
-      io.out(
-        flags.json
-          ? `${JSON.stringify({ file, valid: false, failure: parsed.reason })}\n`
-          : `INVALID ${file}  ${parsed.reason}\n`,
-      );
-      continue;
-    }
-    const result = await verifyEvidencePack(
-      parsed.value,
-      jwks,
-      flags.origin === undefined ? {} : { origin: flags.origin },
-    );
-    if (!result.valid) invalid++;
-    io.out(flags.json ? `${JSON.stringify({ file, ...result })}\n` : describe(file, result));
-  }
-  if (!flags.json && files.length > 1) io.out(`${files.length - invalid} of ${files.length} packs valid\n`);
-  return invalid > 0 ? EXIT_INVALID : EXIT_VALID;
+export function verifyPacks(files: string[], jwks: Jwks, flags: VerifyFlags, io: Output): Promise<number> {
+  return verifyFiles(files, flags.json, io, {
+    noun: 'packs',
+    verify: (value) => verifyEvidencePack(value, jwks, flags.origin === undefined ? {} : { origin: flags.origin }),
+    describe,
+  });
 }
