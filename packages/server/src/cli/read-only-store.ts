@@ -14,6 +14,7 @@ import { AarError } from '@aar/core';
 import type { AppConfig } from '../config.ts';
 import type { Dialect } from '../store/dialect.ts';
 import { migrationProvider } from '../store/migrations/index.ts';
+import { redactUrl } from '../store/open-store.ts';
 import type { Database } from '../store/schema.ts';
 
 export interface ReadOnlyStore {
@@ -89,15 +90,5 @@ async function requireCurrentSchema(store: ReadOnlyStore): Promise<void> {
       `the store at \`${store.location}\` lacks migrations ${missing.join(', ')}: verify it with the aar version ` +
         'that wrote it, or after `aar migrate`',
     );
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable url)';
   }
 }

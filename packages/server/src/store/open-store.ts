@@ -214,7 +214,8 @@ export async function migrateStore(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-function redactUrl(url: string): string {
+/** A connection string fit for logs and messages: its password replaced. */
+export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
