@@ -19,3 +19,4 @@ export * from './compliance/index.ts';
 export * from './conformance/index.ts';
 export * from './connectors/index.ts';
 export * from './marketplace/index.ts';
+export * from './rules/index.ts';

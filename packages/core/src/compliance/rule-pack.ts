@@ -5,7 +5,9 @@
  * the projection logic. A stored format: change it additively only.
  */
 
-export const RULE_PACK_SCHEMA = 'ns.rule_pack.v1';
+import { RULE_PACK_SCHEMA } from '../rules/types.ts';
+
+// one schema id for compliance mappings and policy rule packs (CONTRACT sections 13 and 19)
 
 /**
  * An RFC 6901 JSON pointer into an evidence pack, in which a whole reference token `{*}` stands for every member of
