@@ -16,6 +16,8 @@ import * as conformanceRuns from './0013-conformance-runs.ts';
 import * as connectorsAndListings from './0014-connectors-and-listings.ts';
 import * as conformanceArtifacts from './0015-conformance-artifacts.ts';
 import * as chainedStateIndexes from './0016-chained-state-indexes.ts';
+import * as policyContent from './0017-policy-content.ts';
+import * as decisionFacts from './0018-decision-facts.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -42,6 +44,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0014-connectors-and-listings', connectorsAndListings],
   ['0015-conformance-artifacts', conformanceArtifacts],
   ['0016-chained-state-indexes', chainedStateIndexes],
+  ['0017-policy-content', policyContent],
+  ['0018-decision-facts', decisionFacts],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
