@@ -1,6 +1,7 @@
 /**
- * The rule pack `ns.rule_pack.v1` (CONTRACT section 13): one framework's controls, each saying what in an evidence
- * pack (`ns.evidence_pack.v1`) shows it. Rule packs are versioned DATA (JSON files shipped with the server, schema
+ * A compliance mapping (CONTRACT section 13): an `ns.rule_pack.v1` of the `generic` domain without rules (the same
+ * document format as policy packs, CONTRACT section 19) carrying one framework's controls, each saying what in an
+ * evidence pack (`ns.evidence_pack.v1`) shows it and, where a shipped policy rule implements it, which rules. Rule packs are versioned DATA (JSON files shipped with the server, schema
  * `ns.rule_pack.v1`), never code branches: a new framework or a corrected mapping is a new file, not a release of
  * the projection logic. A stored format: change it additively only.
  */
@@ -59,6 +60,11 @@ export interface RuleControl {
   evidence: {
     /** what in a pack satisfies the control, in words */
     description: string;
+    /**
+     * the shipped policy rules that implement the control (`<pack_id>@<version>#<rule_id>`, e.g.
+     * `ns:rule_pack:psd2_sca@1.0.0#cumulative_limit`); documentation for auditors, never read by the projection
+     */
+    implemented_by?: string[];
     /** every one must hold for a pack to satisfy the control (assessment `evidence` only) */
     requirements: EvidenceRequirement[];
     /** the packs the control concerns (all must hold); absent: every pack */
@@ -86,7 +92,19 @@ export interface RulePackSource {
 
 export interface RulePack {
   schema_version: typeof RULE_PACK_SCHEMA;
-  /** `ns:rule_pack:<framework>:<version>` */
+  /** `ns:rule_pack:<framework>` (CONTRACT section 19) */
+  pack_id: string;
+  domain: 'generic';
+  /** what the mapping covers, in words */
+  description: string;
+  /** always empty: a mapping reads no dictionary, has no rules and so no tests */
+  dictionaries: string[];
+  rules: [];
+  tests: [];
+  /**
+   * `ns:rule_pack:<framework>:<version>`, as 1.0.0 served it. Deprecated but kept: projections name it in
+   * `rule_pack.rule_pack_id` (a stored, signed format) and clients read it from `GET /v1/compliance/frameworks`.
+   */
   rule_pack_id: string;
   /** `soc2`, `iso27001`, `eu_ai_act`, `psd3`, `dora`, `nist_ai_rmf`, … */
   framework: string;

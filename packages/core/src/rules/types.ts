@@ -70,8 +70,15 @@ export interface RulePackDocument {
   reasons?: DeclaredReason[];
   rules: Rule[];
   tests: PackTestCase[];
-  /** compliance mappings (CONTRACT section 13) are rule packs too: these members carry their controls */
-  framework?: Record<string, unknown>;
+  /**
+   * Compliance mappings (CONTRACT section 13) are rule packs too (domain `generic`, no rules): these members carry
+   * the framework id (`psd3`), its source, scope note and controls (core compliance/rule-pack.ts `RulePack`).
+   */
+  framework?: string;
+  source?: Record<string, unknown>;
+  scope_note?: string;
+  /** deprecated alias `ns:rule_pack:<framework>:<version>` kept for compliance clients */
+  rule_pack_id?: string;
   controls?: unknown[];
   signature?: DocumentSignature;
 }

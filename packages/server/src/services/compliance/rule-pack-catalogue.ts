@@ -1,8 +1,10 @@
 /**
  * The compliance rule packs shipped with the server: `packages/server/rule-packs/<framework>-<version>.json`, each an
- * `ns.rule_pack.v1` document (schema `schemas/ns.rule_pack.v1.schema.json`). Data, never code: a framework or a
+ * `ns.rule_pack.v1` document (schema `schemas/ns.rule_pack.v1.schema.json`, the one policy packs use too) of the
+ * `generic` domain without rules, whose `controls` the projection evaluates. Data, never code: a framework or a
  * corrected mapping is a new file. When a framework has several versions, the highest serves.
- * INVARIANT: a file is served only when it validates against the schema, its name is its framework and version, its
+ * INVARIANT: a file is served only when it validates against the schema, its name is its framework and version (and
+ * its `pack_id` `ns:rule_pack:<framework>`), it has no rules, its
  * control ids are unique and every `reason` a status would need is present; a malformed file fails the first read
  * loudly (the server does not start half-informed). Read once per process: packs are part of the release.
  */
@@ -47,8 +49,11 @@ export function readRulePackFolder(folder: URL = RULE_PACK_FOLDER): Map<string, 
     const pack = doc as RulePack;
     if (pack.framework !== named[1] || pack.version !== named[2])
       throw fail('framework or version differs from the name');
+    if (pack.pack_id !== `ns:rule_pack:${pack.framework}`) throw fail('`pack_id` is not `ns:rule_pack:<framework>`');
     if (pack.rule_pack_id !== `ns:rule_pack:${pack.framework}:${pack.version}`)
       throw fail('`rule_pack_id` is not its own');
+    if (pack.domain !== 'generic' || pack.rules.length > 0 || pack.tests.length > 0)
+      throw fail('a compliance mapping is a `generic` pack without rules or tests');
     const ids = new Set<string>();
     for (const control of pack.controls) {
       if (ids.has(control.control_id)) throw fail(`control \`${control.control_id}\` appears twice`);
