@@ -17,6 +17,13 @@ import { PURCHASE_AUTHORITY_EVENTS } from './families/purchase-authority.ts';
 import { RISK_EVENTS } from './families/risk.ts';
 import { LISTING_EVENTS } from './families/listing.ts';
 import { WEBHOOK_EVENTS } from './families/webhook.ts';
+import {
+  BACKTEST_EVENTS,
+  DICTIONARY_EVENTS,
+  RULE_ACTIVATION_EVENTS,
+  RULE_PACK_EVENTS,
+  SECTOR_PACK_EVENTS,
+} from './families/policy.ts';
 
 export interface EventFamily {
   family: string;
@@ -47,6 +54,11 @@ export const EVENT_FAMILIES: readonly EventFamily[] = [
   { family: 'audit', description: 'the audit chain', types: AUDIT_EVENTS },
   { family: 'webhook', description: 'webhook endpoints and deliveries', types: WEBHOOK_EVENTS },
   { family: 'listing', description: 'marketplace listings', types: LISTING_EVENTS },
+  { family: 'rule_pack', description: 'rule packs: drafts, publication, retirement', types: RULE_PACK_EVENTS },
+  { family: 'rule_activation', description: 'rule packs applied to a target', types: RULE_ACTIVATION_EVENTS },
+  { family: 'dictionary', description: 'controlled vocabularies rules and the service read', types: DICTIONARY_EVENTS },
+  { family: 'sector_pack', description: 'sector packs applied to a principal', types: SECTOR_PACK_EVENTS },
+  { family: 'backtest', description: 'rule packs run against stored decisions', types: BACKTEST_EVENTS },
 ];
 
 export const EVENT_CATALOGUE: readonly EventTypeDefinition[] = EVENT_FAMILIES.flatMap((f) => f.types);

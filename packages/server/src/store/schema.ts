@@ -450,6 +450,74 @@ export interface CertificationAttestationsTable {
   created_at: Timestamp;
 }
 
+export type PolicyDocumentState = 'draft' | 'published' | 'retired';
+export type PolicyOrigin = 'shipped' | 'operator';
+
+/** One version of a rule pack (migration 0017): the draft as given, or the signed published document. */
+export interface RulePacksTable {
+  seq: Seq;
+  name: string;
+  version: string;
+  pack_id: string;
+  domain: 'purchase' | 'generic';
+  state: PolicyDocumentState;
+  /** RFC 8785 JSON: the draft, or the published document with its service signature (the bytes served) */
+  document: Json;
+  /** `sha-256:` of the document without `signature`; null for a draft */
+  digest: string | null;
+  origin: PolicyOrigin;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One version of a dictionary (migration 0017), like a rule pack. */
+export interface DictionariesTable {
+  seq: Seq;
+  name: string;
+  version: string;
+  dictionary_id: string;
+  state: PolicyDocumentState;
+  document: Json;
+  digest: string | null;
+  origin: PolicyOrigin;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A published pack version applied to the deployment, a principal or a grant (migration 0017). */
+export interface RuleActivationsTable {
+  seq: Seq;
+  activation_id: string;
+  pack_name: string;
+  version: string;
+  digest: string;
+  target_kind: 'deployment' | 'principal' | 'grant';
+  /** null for the deployment */
+  target_id: string | null;
+  mode: 'enforce' | 'shadow';
+  state: 'active' | 'deactivated';
+  /** the sector pack (`<sector_pack_id>@<version>`) whose apply made it, else null */
+  sector_pack: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A pack version run against stored decisions (migration 0017). */
+export interface BacktestsTable {
+  seq: Seq;
+  backtest_id: string;
+  pack_name: string;
+  version: string;
+  params: Json;
+  state: 'running' | 'done' | 'failed';
+  done_count: ColumnType<number, number | undefined, number>;
+  total_count: ColumnType<number, number | undefined, number>;
+  result: Json | null;
+  error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   conformance_runs: ConformanceRunsTable;
   conformance_artifacts: ConformanceArtifactsTable;
@@ -486,4 +554,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   listings: ListingsTable;
   listing_facets: ListingFacetsTable;
+  rule_packs: RulePacksTable;
+  dictionaries: DictionariesTable;
+  rule_activations: RuleActivationsTable;
+  backtests: BacktestsTable;
 }
