@@ -1,6 +1,8 @@
 """Offline verification and replay of an evidence pack (`ns.evidence_pack.v1`, CONTRACT sections 4 and 8), ported
 from core's evidence/verify-evidence-pack.ts with the same checks in the same order and the same failure codes:
-pack_signature, decision_map_signature, bindings, audit_entry, record_digest, inclusion_proof, checkpoint, replay.
+pack_signature, decision_map_signature, bindings, audit_entry, record_digest, inclusion_proof, checkpoint, replay; a
+snapshot with a `policy_set` (aar-decide/1.3.0) adds `policy_set` before replay: each rule pack verifies against the
+trusted keys and its digest is the one the signed decision map names.
 
 Inputs are only the pack and the trusted keys (never a key the pack names). Replay runs this SDK's own port of
 `decide` on the recorded request, snapshot and now, and compares decision, reason, obligations and stop conditions.
@@ -18,6 +20,7 @@ from .decide import decide
 from .jcs import canonical_bytes, canonical_json, parse_json
 from .jwks import TrustedKeys
 from .merkle import MalformedDocument, leaf_hash, parse_checkpoint, parse_inclusion_proof, verify_inclusion_proof_json
+from .rules.digest import policy_document_digest
 from .signed_document import verify_document
 
 EVIDENCE_PACK_SCHEMA = "ns.evidence_pack.v1"
@@ -158,8 +161,11 @@ def _verify(pack: Any, trusted: TrustedKeys, origin: str | None) -> EvidenceResu
         return True if sig.valid else (sig.failure or "signature_mismatch")
 
     record("checkpoint", guarded(checkpoint_check))
+    snapshot = fld("snapshot")
+    if isinstance(snapshot, dict) and "policy_set" in snapshot:
+        record("policy_set", guarded(lambda: _policy_set(snapshot["policy_set"], dmap, trusted)))
     replay = None
-    request, snapshot, now = fld("request"), fld("snapshot"), fld("now")
+    request, now = fld("request"), fld("now")
     if isinstance(request, dict) and isinstance(snapshot, dict) and isinstance(now, str):
         replay = replay_decision(request, snapshot, now, fld("decision"), fld("engine_version"))
         record("replay", True if replay["matches"] else "replay_mismatch")
@@ -181,6 +187,32 @@ def _bindings(pack: Any, dmap: Any) -> Any:
     refs = dmap.get("evidence_refs")
     if not isinstance(pack.get("evidence_pack_id"), str) or not isinstance(refs, list) or pack["evidence_pack_id"] not in refs:
         return "evidence_ref_mismatch"
+    return True
+
+
+def _policy_set(policy_set: Any, dmap: Any, trusted: TrustedKeys) -> Any:
+    """Each rule pack the decision ran under (aar-decide/1.3.0) is the service's signed document and is the one the
+    signed decision map names: its digest equals the map's `policy` node `packs[i].digest`, in the same order with the
+    same mode. Replay then runs exactly the rules that decided."""
+    packs = policy_set.get("packs") if isinstance(policy_set, dict) else None
+    nodes = dmap.get("nodes") if isinstance(dmap, dict) else None
+    node = next((n for n in nodes if isinstance(n, dict) and n.get("type") == "policy"), None) \
+        if isinstance(nodes, list) else None
+    named = node.get("packs") if isinstance(node, dict) else None
+    if not isinstance(packs, list) or not isinstance(named, list):
+        return "malformed_pack"
+    if len(packs) != len(named):
+        return "policy_set_mismatch"
+    for entry, ref in zip(packs, named):
+        doc = entry.get("document") if isinstance(entry, dict) else None
+        if not isinstance(doc, dict) or not isinstance(ref, dict):
+            return "malformed_pack"
+        signature = verify_document(doc, trusted)
+        if not signature.valid:
+            return "rule_pack_" + (signature.failure or "signature_mismatch")
+        if policy_document_digest(doc) != ref.get("digest") or doc.get("pack_id") != ref.get("pack_id") or \
+                doc.get("version") != ref.get("version") or entry.get("mode") != ref.get("mode"):
+            return "policy_set_mismatch"
     return True
 
 

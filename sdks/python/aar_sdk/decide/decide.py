@@ -1,6 +1,7 @@
-"""Port of core's `decide(request, snapshot, now)` (packages/core/src/decide/decide.ts, aar-decide/1.2.0): a pure,
+"""Port of core's `decide(request, snapshot, now)` (packages/core/src/decide/decide.ts, aar-decide/1.3.0): a pure,
 deterministic function of its inputs, used here for offline replay of evidence packs. It never raises: a malformed
-input fails the check that reads it, and a check that raises fails with that check's fail-closed reason.
+input fails the check that reads it, and a check that raises fails with that check's fail-closed reason. A snapshot
+with a `policy_set` adds its rule packs after checks 1-7 (rule_packs.py); without one the answer is 1.2.0's.
 
 Several grants may cover one request: the snapshot then carries each covering chain (`grants`, then `alternatives`);
 every check runs under each chain (`evaluate`) and the most permissive outcome is kept (allow, then
@@ -19,6 +20,7 @@ from .instant import parse_instant
 from .js import UNDEFINED, get, is_record
 from .reason_codes import CHECK_ORDER, decision_of
 from .refs import is_purchase_action
+from .rule_packs import RuleVerdict, evaluate_rule_packs, policy_packs
 from .scope import compute_effective_scope
 
 BASKET_HASH_PATTERN = re.compile(r"sha-256:[A-Za-z0-9_-]{43}")
@@ -94,7 +96,7 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
     checks: list[dict[str, Any]] = []
     decisive: str | None = None
     approved = False
-    for name in CHECK_ORDER:
+    for name in CHECK_ORDER[:-1]:
         if decisive is not None:
             checks.append({"check": name, "outcome": "skip"})
             continue
@@ -102,25 +104,66 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
         checks.append({"check": name, **verdict})
         if verdict["outcome"] == "fail":
             decisive = verdict["reason"]
+    # Rule packs (aar-decide/1.3.0) run after checks 1-7 unless one of them denied; they only narrow.
+    packs = policy_packs(snapshot)
+    rules: RuleVerdict | None = None
+    ruled: tuple[str, str] | None = None  # (decision, reason) a rule decided
+    if packs is not None and (decisive is None or decision_of(decisive) != "deny"):
+        rules = evaluate_rule_packs(request, snapshot, packs)
+        deny = rules.first("deny")
+        approval_rule = rules.first("require_approval")
+        if deny is not None:
+            ruled = ("deny", _rule_reason(deny))
+        elif decisive is None and approval_rule is not None and get(request, "policy_decision_id") is UNDEFINED:
+            ruled = ("require_approval", _rule_reason(approval_rule))
+    if decisive is not None or ruled is not None:
+        checks.append({"check": "approval", "outcome": "skip"})
+    else:
+        verdict = _run_check("approval", ctx)
+        checks.append({"check": "approval", **verdict})
+        if verdict["outcome"] == "fail":
+            decisive = verdict["reason"]
         elif verdict.get("reason") == "approved_by_principal":
             approved = True
-    reason = decisive or ("approved_by_principal" if approved else "scope_within_attenuated_authority")
-    decision = decision_of(reason)
+    if ruled is not None:
+        decision, reason = ruled
+    else:
+        reason = decisive or ("approved_by_principal" if approved else "scope_within_attenuated_authority")
+        decision = decision_of(reason)
     obligations: list[dict[str, Any]] = [{"type": "audit.emit"}]
     # A deny authorises nothing, so there is no basket to hold the caller to (aar-decide/1.2.0).
     if basket.get("hash") and decision != "deny":
         obligations.append({"type": "basket_hash_binding", "basket_hash": basket["hash"]})
+    stop_conditions = list(ALLOW_STOP_CONDITIONS) if decision == "allow_with_constraints" else []
+    if rules is not None and decision != "deny":
+        listed = {canonical_json(o) for o in obligations}
+        for m in rules.matched:
+            for obligation in m["rule"].obligations:
+                try:
+                    key = canonical_json(obligation)
+                except Exception:  # noqa: BLE001 - no canonical form: it cannot be bound, leave it out
+                    continue
+                if key not in listed:
+                    listed.add(key)
+                    obligations.append(obligation)
+        if decision == "allow_with_constraints":
+            for m in rules.matched:
+                stop_conditions += [s for s in m["rule"].stop_conditions if s not in stop_conditions]
     diagnostics: dict[str, Any] = {"checks": checks}
     leaf_id = _leaf_id(grants)
     if leaf_id is not None:
         diagnostics["grant_id"] = leaf_id
+    if rules is not None:
+        diagnostics["rules"] = rules.diagnostics()
     result: dict[str, Any] = {
         "decision": decision,
         "reason": reason,
         "obligations": obligations,
-        "stop_conditions": list(ALLOW_STOP_CONDITIONS) if decision == "allow_with_constraints" else [],
+        "stop_conditions": stop_conditions,
         "diagnostics": diagnostics,
     }
+    if rules is not None and rules.shadow:
+        result["shadow"] = rules.shadow
     amount = get(request, "amount")
     if decision == "allow_with_constraints" and action == "execute" and amount is not UNDEFINED and _truthy(amount):
         result["reservation"] = {
@@ -130,6 +173,10 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
     if ctx.scopes is not None:
         result["effective_scope"] = compute_effective_scope(ctx.scopes)
     return result
+
+
+def _rule_reason(matched: dict[str, Any]) -> str:
+    return matched["rule"].reason
 
 
 def _truthy(value: Any) -> bool:
