@@ -52,6 +52,9 @@ func DecideJSON(request, snapshot any, now string) DecisionResult {
 		shared.action = a.(string)
 	}
 	shared.basket = bindBasket(request)
+	if packs, ok := readPolicySet(snapshot); ok {
+		shared.rules = &policySetRun{request: request, snapshot: snapshot, packs: packs}
+	}
 	first := readGrants(get(snapshot, "grants"))
 	alternatives := readAlternatives(get(snapshot, "alternatives"))
 	if alternatives == nil {
@@ -84,13 +87,35 @@ func evaluate(shared checkContext, grants []any) DecisionResult {
 	diags := make([]CheckDiagnostic, 0, len(CheckOrder))
 	decisive := ""
 	approved := false
-	for _, name := range CheckOrder {
+	// Checks 1-7; the approval check (8) runs after the rule packs.
+	for _, name := range CheckOrder[:len(CheckOrder)-1] {
 		if decisive != "" {
 			diags = append(diags, CheckDiagnostic{Check: name, Outcome: "skip"})
 			continue
 		}
 		v := runCheck(name, &c)
 		diags = append(diags, CheckDiagnostic{Check: name, Outcome: v.outcome, Reason: v.reason, Detail: v.detail})
+		if v.outcome == "fail" {
+			decisive = v.reason
+		}
+	}
+	// Rule packs (aar-decide/1.3.0) only narrow: a deny of checks 1-7 stands and they are not evaluated.
+	var rules *ruleVerdict
+	ruleDecision, ruleReason := "", ""
+	if c.rules != nil && (decisive == "" || ReasonCodes[decisive].Decision != DecisionDeny) {
+		rules = c.rules.verdict()
+		if deny := firstWithEffect(rules.matched, "deny"); deny != nil {
+			ruleDecision, ruleReason = DecisionDeny, deny.reason()
+		} else if ask := firstWithEffect(rules.matched, "require_approval"); ask != nil && decisive == "" &&
+			isUndefined(c.req("policy_decision_id")) {
+			ruleDecision, ruleReason = DecisionRequireApproval, ask.reason()
+		}
+	}
+	if decisive != "" || ruleDecision != "" {
+		diags = append(diags, CheckDiagnostic{Check: "approval", Outcome: "skip"})
+	} else {
+		v := runCheck("approval", &c)
+		diags = append(diags, CheckDiagnostic{Check: "approval", Outcome: v.outcome, Reason: v.reason, Detail: v.detail})
 		if v.outcome == "fail" {
 			decisive = v.reason
 		} else if v.reason == "approved_by_principal" {
@@ -105,20 +130,38 @@ func evaluate(shared checkContext, grants []any) DecisionResult {
 		}
 	}
 	decision := ReasonCodes[reason].Decision
+	if ruleDecision != "" {
+		// A rule reason's decision is its rule's effect, never a built-in reason code's.
+		decision, reason = ruleDecision, ruleReason
+	}
 	obligations := []Obligation{{Type: "audit.emit"}}
 	// A deny authorises nothing, so there is no basket to hold the caller to (aar-decide/1.2.0).
 	if c.basket.hash != "" && decision != DecisionDeny {
 		obligations = append(obligations, Obligation{Type: "basket_hash_binding", BasketHash: c.basket.hash})
 	}
+	stopConditions := []string{}
+	if decision == DecisionAllow {
+		stopConditions = append(stopConditions, AllowStopConditions...)
+	}
+	if rules != nil && decision != DecisionDeny {
+		obligations = rules.obligations(obligations)
+		if decision == DecisionAllow {
+			stopConditions = rules.stopConditions(stopConditions)
+		}
+	}
 	result := DecisionResult{
 		Decision:       decision,
 		Reason:         reason,
 		Obligations:    obligations,
-		StopConditions: []string{},
+		StopConditions: stopConditions,
 		Diagnostics:    DecisionDiagnostics{Checks: diags, GrantID: leafIDOf(grants)},
 	}
+	if rules != nil {
+		matched := rules.diagnostics()
+		result.Diagnostics.Rules = &matched
+		result.Shadow = rules.shadow
+	}
 	if decision == DecisionAllow {
-		result.StopConditions = append(result.StopConditions, AllowStopConditions...)
 		if amount := get(c.request, "amount"); c.action == "execute" && isMinorMoney(amount) {
 			ids := make([]string, len(grants))
 			for i, g := range grants {

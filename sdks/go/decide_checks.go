@@ -17,6 +17,8 @@ type checkContext struct {
 	action   string // "" when request.action is not one of the seven
 	grants   []any  // records, root first
 	basket   basketBinding
+	// rules evaluates the snapshot's rule packs once per decision (every chain reads the same context).
+	rules *policySetRun
 	// scopes is set by the chain check when it passes: every link's own well-formed scope, root first.
 	scopes    []map[string]any
 	scopesSet bool

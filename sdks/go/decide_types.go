@@ -1,7 +1,7 @@
 package aar
 
 // EngineVersion is the version of core's decide this port follows.
-const EngineVersion = "aar-decide/1.2.0"
+const EngineVersion = "aar-decide/1.3.0"
 
 // Decisions.
 const (
@@ -58,11 +58,36 @@ type MinorMoney struct {
 	Currency string `json:"currency"`
 }
 
-// Obligation binds an allowed caller: `audit.emit` always, `basket_hash_binding` when a basket is bound.
+// Obligation binds an allowed caller: `audit.emit` always, `basket_hash_binding` when a basket is bound, and the
+// obligations of matched rules (aar-decide/1.3.0), whose members are the rule's own (Members holds them all).
 type Obligation struct {
 	Type       string `json:"type"`
 	BasketHash string `json:"basket_hash,omitempty"`
+	// Members is a rule obligation as the rule pack states it (`{ type, ... }`); nil for the built-in obligations.
+	Members map[string]any `json:"-"`
 }
+
+// ruleObligation is a rule's obligation as decide adds it.
+func ruleObligation(item any) Obligation {
+	members, _ := item.(map[string]any)
+	typ, _ := get(item, "type").(string)
+	return Obligation{Type: typ, Members: members}
+}
+
+// jsonValue is the obligation as generic JSON.
+func (o Obligation) jsonValue() any {
+	if o.Members != nil {
+		return o.Members
+	}
+	out := map[string]any{"type": o.Type}
+	if o.BasketHash != "" {
+		out["basket_hash"] = o.BasketHash
+	}
+	return out
+}
+
+// MarshalJSON writes a rule obligation's own members, a built-in one's type and basket hash.
+func (o Obligation) MarshalJSON() ([]byte, error) { return Canonicalize(o.jsonValue()) }
 
 // CheckDiagnostic is one check's outcome: pass, fail or skip.
 type CheckDiagnostic struct {
@@ -85,6 +110,9 @@ type DecisionDiagnostics struct {
 	GrantID         *string            `json:"grant_id,omitempty"`
 	Candidates      []CandidateOutcome `json:"candidates,omitempty"`
 	ChosenCandidate *int               `json:"chosen_candidate,omitempty"`
+	// Rules lists the matched rules of enforce packs whenever the snapshot's rule packs were evaluated
+	// (aar-decide/1.3.0); nil when they were not.
+	Rules *[]RuleDiagnostic `json:"rules,omitempty"`
 }
 
 // Reservation is what the server reserves on every grant of the deciding chain for an allowed execute.
@@ -101,6 +129,8 @@ type DecisionResult struct {
 	StopConditions []string            `json:"stop_conditions"`
 	Diagnostics    DecisionDiagnostics `json:"diagnostics"`
 	Reservation    *Reservation        `json:"reservation,omitempty"`
+	// Shadow is each shadow pack's would-be outcome, when rule packs were evaluated (aar-decide/1.3.0).
+	Shadow []ShadowOutcome `json:"shadow,omitempty"`
 	// EffectiveScope is the intersection of the deciding chain's scopes (minor units), once its chain check passed.
 	EffectiveScope map[string]any `json:"effective_scope,omitempty"`
 }

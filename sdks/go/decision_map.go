@@ -3,7 +3,11 @@ package aar
 import (
 	"context"
 	"fmt"
+	"regexp"
 )
+
+// ruleReasonPattern is a rule's reason, `<pack name>.<code>` (core's RULE_REASON_PATTERN).
+var ruleReasonPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{1,62}\.[a-z][a-z0-9_]{0,62}$`)
 
 // DecisionMapNodeTypes are the seven nodes of a decision map, in the spec's order (CONTRACT section 11).
 var DecisionMapNodeTypes = []string{"principal", "delegation", "actor", "capability", "scope", "state", "policy"}
@@ -43,12 +47,16 @@ func decisionMapProblem(m any) string {
 			return "/" + k + " must be a string"
 		}
 	}
-	info, ok := ReasonCodes[get(m, "reason").(string)]
-	if !ok {
+	reason := get(m, "reason").(string)
+	if info, ok := ReasonCodes[reason]; ok {
+		if info.Decision != get(m, "decision") {
+			return fmt.Sprintf("/decision is not %s, the decision of reason %s", info.Decision, reason)
+		}
+	} else if !ruleReasonPattern.MatchString(reason) {
 		return "/reason is not a reason code"
-	}
-	if info.Decision != get(m, "decision") {
-		return fmt.Sprintf("/decision is not %s, the decision of reason %s", info.Decision, get(m, "reason"))
+	} else if d := get(m, "decision"); d != DecisionDeny && d != DecisionRequireApproval {
+		// A rule reason (aar-decide/1.3.0) carries its rule's effect: rules only deny or ask for approval.
+		return "/decision of rule reason " + reason + " is neither deny nor require_approval"
 	}
 	if !isStringArray(get(m, "evidence_refs")) {
 		return "/evidence_refs must be an array of strings"

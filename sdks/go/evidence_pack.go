@@ -8,10 +8,13 @@ import (
 	"unicode/utf16"
 )
 
-// EvidenceChecks are the checks of VerifyEvidencePack, in the order they run (core's verification-result.ts).
+// EvidenceChecks are the checks of VerifyEvidencePack, in the order they run (core's verification-result.ts);
+// `policy_set` runs only for a snapshot that has one (a decision made under rule packs, aar-decide/1.3.0): each rule
+// pack document verifies against the trusted keys and is the one the decision map's policy node names (failures
+// `malformed_pack`, `policy_set_mismatch`, `rule_pack_<signature failure>`).
 var EvidenceChecks = []string{
 	"pack_signature", "decision_map_signature", "bindings", "audit_entry", "record_digest", "inclusion_proof",
-	"checkpoint", "replay",
+	"checkpoint", "policy_set", "replay",
 }
 
 // EvidenceCheck is one check's outcome with its stable failure code.
@@ -100,6 +103,9 @@ func VerifyEvidencePack(ctx context.Context, pack any, keys KeySource, opts Veri
 	}
 
 	request, snapshot, now := field("request"), field("snapshot"), field("now")
+	if set := get(snapshot, "policy_set"); !isUndefined(set) {
+		record("policy_set", checkPolicySet(ctx, set, m, keys))
+	}
 	if nowText, ok := now.(string); ok && isRecord(request) && isRecord(snapshot) {
 		replay := ReplayDecisionJSON(request, snapshot, nowText, field("decision"), field("engine_version"))
 		out.ReplayDecision = &replay

@@ -1,0 +1,149 @@
+// Rule pack documents (`ns.rule_pack.v1`, CONTRACT section 19) outside decide: their digest, a dictionary document
+// as rules read it, and a pack's own tests (core's runPackTests), so a policy author or an auditor can check a pack
+// with the Go SDK alone.
+
+package aar
+
+import (
+	"crypto/sha256"
+	"errors"
+)
+
+// PolicyDocumentDigest is a published policy document's digest: `sha-256:` + base64url of SHA-256 over the RFC 8785
+// bytes of the document without its `signature` (the bytes the signature covers).
+func PolicyDocumentDigest(doc any) (string, error) {
+	value, err := documentValue(doc)
+	if err != nil {
+		return "", err
+	}
+	m, ok := value.(map[string]any)
+	if !ok {
+		return "", errors.New("policy document is not a JSON object")
+	}
+	b, err := SigningBytes(m)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return "sha-256:" + encodeBase64URL(sum[:]), nil
+}
+
+// DictionarySnapshotOf is a dictionary document (`ns.dictionary.v1`) as a decision snapshot carries it and rules read
+// it: `{dictionary_id, version, digest, codes, terms}`, codes in document order, terms by code without `code`.
+func DictionarySnapshotOf(doc any) (map[string]any, error) {
+	value, err := documentValue(doc)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := PolicyDocumentDigest(value)
+	if err != nil {
+		return nil, err
+	}
+	terms, ok := get(value, "terms").([]any)
+	if !ok {
+		return nil, errors.New("dictionary has no terms array")
+	}
+	codes := make([]any, 0, len(terms))
+	byCode := make(map[string]any, len(terms))
+	for _, term := range terms {
+		code, ok := get(term, "code").(string)
+		if !ok {
+			return nil, errors.New("dictionary term without a string code")
+		}
+		rest := map[string]any{}
+		for k, v := range term.(map[string]any) {
+			if k != "code" {
+				rest[k] = v
+			}
+		}
+		codes = append(codes, code)
+		byCode[code] = rest
+	}
+	return map[string]any{
+		"dictionary_id": get(value, "dictionary_id"), "version": get(value, "version"), "digest": digest,
+		"codes": codes, "terms": byCode,
+	}, nil
+}
+
+// PackOutcome is a pack's outcome evaluated alone: `deny`, `require_approval`, `obligate` or `none` (purchase), or
+// `permit` / `deny` / `none` (generic), with the deciding rule's reason.
+type PackOutcome struct {
+	Effect string `json:"effect"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// PackTestResult is one test case of a pack.
+type PackTestResult struct {
+	Name     any         `json:"name"`
+	Passed   bool        `json:"passed"`
+	Actual   PackOutcome `json:"actual"`
+	Expected any         `json:"expected"`
+}
+
+// PackTestReport is RunPackTests's answer.
+type PackTestReport struct {
+	Passed  int              `json:"passed"`
+	Failed  int              `json:"failed"`
+	Results []PackTestResult `json:"results"`
+}
+
+// RunPackTests runs a pack's own `tests` (core's runPackTests): each case's context `{request, facts}` gets `dict`
+// from the dictionaries the pack declares (dictionaries maps a name to its snapshot, DictionarySnapshotOf), and the
+// pack alone is evaluated: the first deny, else the first require_approval, else obligate when a rule matched, else
+// none. A case passes when the effect is the expected one and, when the case names one, so is the reason.
+func RunPackTests(doc any, dictionaries map[string]any) PackTestReport {
+	report := PackTestReport{Results: []PackTestResult{}}
+	value, err := documentValue(doc)
+	if err != nil {
+		return report
+	}
+	dict := toJSValue(ruleDictOf(get(value, "dictionaries"), anyMap(dictionaries)))
+	tests, _ := get(value, "tests").([]any)
+	for _, test := range tests {
+		members := map[string]any{}
+		if ctx, ok := get(test, "context").(map[string]any); ok {
+			for k, v := range ctx {
+				members[k] = toJSValue(v)
+			}
+		}
+		members["dict"] = dict
+		actual := outcomeAlone(value, matchPack(value, &jsObject{members}))
+		expected := get(test, "expect")
+		passed := strictEqual(get(expected, "effect"), actual.Effect)
+		if want := get(expected, "reason"); passed && !isUndefined(want) {
+			passed = strictEqual(want, actual.Reason)
+		}
+		report.Results = append(report.Results, PackTestResult{
+			Name: get(test, "name"), Passed: passed, Actual: actual, Expected: expected,
+		})
+		if passed {
+			report.Passed++
+		} else {
+			report.Failed++
+		}
+	}
+	return report
+}
+
+func anyMap(m map[string]any) any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// outcomeAlone is a pack's outcome by its domain: generic packs permit or deny (deny overrides), purchase packs as
+// in result.shadow.
+func outcomeAlone(pack any, matched []ruleMatch) PackOutcome {
+	if strictEqual(get(pack, "domain"), "generic") {
+		if m := firstWithEffect(matched, "deny"); m != nil {
+			return PackOutcome{Effect: "deny", Reason: m.reason()}
+		}
+		if m := firstWithEffect(matched, "permit"); m != nil {
+			return PackOutcome{Effect: "permit", Reason: m.reason()}
+		}
+		return PackOutcome{Effect: "none"}
+	}
+	effect, reason := packOutcome(matched)
+	return PackOutcome{Effect: effect, Reason: reason}
+}
