@@ -226,7 +226,8 @@ function comparison(name: string, args: unknown[], scope: Scope, depth: number):
     }
     if (typeof haystack === 'string') return said(`${a.text} is${not} part of "${haystack}"`);
     const b = value(haystack, scope, depth);
-    return said(`${a.text} is${not} ${/codes|items|^the list/.test(b.text) ? 'one of' : 'in'} ${b.text}`);
+    const list = /codes|items|in dictionary|^the list/.test(b.text);
+    return said(`${a.text} is${not} ${list ? 'one of' : 'in'} ${b.text}`);
   }
   const [word, flipped] = COMPARE[name]!;
   if ((name === '<' || name === '<=') && args.length >= 3) {
@@ -236,6 +237,12 @@ function comparison(name: string, args: unknown[], scope: Scope, depth: number):
     return said(`${middle.text} is between ${low} and ${high}${name === '<' ? ' (both excluded)' : ''}`);
   }
   let [left, right] = args;
+  // a boolean fact compared with true or false reads as its sentence
+  const fact = operation(left)?.[0] === 'var' ? operation(left)![1][0] : undefined;
+  const predicate = scope === 'context' && typeof fact === 'string' ? PREDICATES[fact] : undefined;
+  if (predicate && typeof right === 'boolean' && (name === '===' || name === '!==')) {
+    return said(predicate[right === (name === '===') ? 0 : 1]);
+  }
   let verb = word;
   if (isLiteral(left) && !isLiteral(right)) {
     [left, right] = [right, left];

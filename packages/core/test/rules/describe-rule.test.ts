@@ -28,6 +28,15 @@ describe('describeRule', () => {
     [v('facts.counters.merchant_first_purchase'), 'the principal never bought from this merchant before'],
     [{ '!': v('facts.counters.merchant_first_purchase') }, 'the principal bought from this merchant before'],
     [
+      { '===': [v('facts.counters.merchant_first_purchase'), true] },
+      'the principal never bought from this merchant before',
+    ],
+    [{ '!==': [v('facts.counters.merchant_first_purchase'), true] }, 'the principal bought from this merchant before'],
+    [
+      { '!': { in: [v('facts.merchant.jurisdiction'), v('dict.jurisdiction_group.terms.eea.countries')] } },
+      'the merchant\'s country is not one of the countries of term "eea" in dictionary jurisdiction_group',
+    ],
+    [
       { in: [v('facts.merchant.jurisdiction'), v('dict.high_risk_jurisdiction.codes')] },
       "the merchant's country is one of the codes of dictionary high_risk_jurisdiction",
     ],
