@@ -172,3 +172,25 @@ def test_run_pack_tests_reports_a_failing_case():
     report = run_pack_tests(doc, {})
     assert (report["passed"], report["failed"]) == (1, 1)
     assert report["results"][1]["actual"] == {"effect": "deny", "reason": "velocity.hourly_count_exceeded"}
+
+
+def test_malformed_rules_are_ignored_and_an_unreadable_policy_set_denies():
+    weird = pack("weird", [rule("r", True, "deny", "noreason"), rule(5, True, "deny", "weird.x"),
+                           rule("ok", True, "obligate", obligations=[{"type": "t"}, "junk", {"type": 3}],
+                                stop_conditions=["s1", 7, "s1"])])
+    got = decide(BASE["request"], with_packs(("enforce", weird)), BASE["now"])
+    assert got["decision"] == "allow_with_constraints"
+    assert got["obligations"] == [{"type": "audit.emit"}, {"type": "t"}]
+    assert got["stop_conditions"][-1:] == ["s1"] and got["stop_conditions"].count("s1") == 1
+    assert [r["rule_id"] for r in got["diagnostics"]["rules"]] == ["ok"]
+    # an obligation with no RFC 8785 form cannot be bound: core throws, the whole policy set denies (fail closed)
+    lone = pack("sur", [rule("r", True, "obligate", obligations=[{"type": "a", "v": "\ud800"}])])
+    got = decide(BASE["request"], with_packs(("enforce", lone)), BASE["now"])
+    assert (got["decision"], got["reason"], got["diagnostics"]["rules"]) == ("deny", "policy_set.unreadable", [])
+
+
+def test_a_rule_outside_the_profile_is_never_evaluated_and_narrows():
+    outside = pack("outside", [rule("eq", {"==": [1, 2]}, "require_approval", "outside.loose_equality")])
+    got = decide(BASE["request"], with_packs(("enforce", outside)), BASE["now"])
+    assert (got["decision"], got["reason"]) == ("require_approval", "outside.loose_equality")
+    assert got["diagnostics"]["rules"][0]["error"] is True

@@ -20,7 +20,7 @@ from .instant import parse_instant
 from .js import UNDEFINED, get, is_record
 from .reason_codes import CHECK_ORDER, decision_of
 from .refs import is_purchase_action
-from .rule_packs import RuleVerdict, evaluate_rule_packs, policy_packs
+from .rule_packs import PolicyOutcome, evaluate_policy_set, has_policy_set
 from .scope import compute_effective_scope
 
 BASKET_HASH_PATTERN = re.compile(r"sha-256:[A-Za-z0-9_-]{43}")
@@ -104,18 +104,17 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
         checks.append({"check": name, **verdict})
         if verdict["outcome"] == "fail":
             decisive = verdict["reason"]
-    # Rule packs (aar-decide/1.3.0) run after checks 1-7 unless one of them denied; they only narrow.
-    packs = policy_packs(snapshot)
-    rules: RuleVerdict | None = None
+    # Rule packs (aar-decide/1.3.0) run once checks 1-7 passed, or only the elevated-risk check failed; they only
+    # narrow: the first matched deny decides, else elevated risk stands, else a matched require_approval asks unless
+    # the request is the retry of an approval, which the approval check then judges as always.
+    rules: PolicyOutcome | None = None
     ruled: tuple[str, str] | None = None  # (decision, reason) a rule decided
-    if packs is not None and (decisive is None or decision_of(decisive) != "deny"):
-        rules = evaluate_rule_packs(request, snapshot, packs)
-        deny = rules.first("deny")
-        approval_rule = rules.first("require_approval")
-        if deny is not None:
-            ruled = ("deny", _rule_reason(deny))
-        elif decisive is None and approval_rule is not None and get(request, "policy_decision_id") is UNDEFINED:
-            ruled = ("require_approval", _rule_reason(approval_rule))
+    if has_policy_set(snapshot) and (decisive is None or decisive == "risk_state_elevated"):
+        rules = evaluate_policy_set(request, snapshot)
+        if rules.deny is not None:
+            ruled = ("deny", rules.deny.reason)
+        elif decisive is None and rules.approval is not None and get(request, "policy_decision_id") is UNDEFINED:
+            ruled = ("require_approval", rules.approval.reason)
     if decisive is not None or ruled is not None:
         checks.append({"check": "approval", "outcome": "skip"})
     else:
@@ -135,26 +134,18 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
     if basket.get("hash") and decision != "deny":
         obligations.append({"type": "basket_hash_binding", "basket_hash": basket["hash"]})
     stop_conditions = list(ALLOW_STOP_CONDITIONS) if decision == "allow_with_constraints" else []
-    if rules is not None and decision != "deny":
-        listed = {canonical_json(o) for o in obligations}
-        for m in rules.matched:
-            for obligation in m["rule"].obligations:
-                try:
-                    key = canonical_json(obligation)
-                except Exception:  # noqa: BLE001 - no canonical form: it cannot be bound, leave it out
-                    continue
-                if key not in listed:
-                    listed.add(key)
-                    obligations.append(obligation)
+    if rules is not None:
+        if decision != "deny":
+            listed = {canonical_json(o) for o in obligations}
+            obligations += [o for o in rules.obligations if canonical_json(o) not in listed]
         if decision == "allow_with_constraints":
-            for m in rules.matched:
-                stop_conditions += [s for s in m["rule"].stop_conditions if s not in stop_conditions]
+            stop_conditions += [s for s in rules.stop_conditions if s not in stop_conditions]
     diagnostics: dict[str, Any] = {"checks": checks}
     leaf_id = _leaf_id(grants)
     if leaf_id is not None:
         diagnostics["grant_id"] = leaf_id
     if rules is not None:
-        diagnostics["rules"] = rules.diagnostics()
+        diagnostics["rules"] = list(rules.diagnostics)
     result: dict[str, Any] = {
         "decision": decision,
         "reason": reason,
@@ -162,8 +153,8 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
         "stop_conditions": stop_conditions,
         "diagnostics": diagnostics,
     }
-    if rules is not None and rules.shadow:
-        result["shadow"] = rules.shadow
+    if rules is not None and rules.shadow is not None:
+        result["shadow"] = [dict(outcome) for outcome in rules.shadow]
     amount = get(request, "amount")
     if decision == "allow_with_constraints" and action == "execute" and amount is not UNDEFINED and _truthy(amount):
         result["reservation"] = {
@@ -173,10 +164,6 @@ def evaluate(request: dict[str, Any], snapshot: dict[str, Any], now: Any, action
     if ctx.scopes is not None:
         result["effective_scope"] = compute_effective_scope(ctx.scopes)
     return result
-
-
-def _rule_reason(matched: dict[str, Any]) -> str:
-    return matched["rule"].reason
 
 
 def _truthy(value: Any) -> bool:
