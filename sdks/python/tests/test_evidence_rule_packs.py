@@ -109,3 +109,19 @@ def test_the_service_evidence_pack_with_rule_packs_verifies_and_replays_offline(
     edited = copy.deepcopy(pack)
     edited["snapshot"]["policy_set"]["packs"][0]["document"]["title"] += " (edited)"
     assert not verify_evidence_pack(edited, jwks).valid
+
+
+def test_replay_accepts_engine_1_3_0_and_compares_the_rule_decision():
+    from aar_sdk.decide import decide
+    from aar_sdk.evidence import replay_decision
+
+    base = load(VECTORS / "decisions" / "allow-execute-eur-root-grant.json")["input"]
+    deny = signed(dict(PACK, rules=[dict(PACK["rules"][0], when=True)]))
+    snapshot = dict(base["snapshot"], policy_set={"packs": [{"activation_id": "ns:rule_activation:1",
+                                                             "mode": "enforce", "document": deny}],
+                                                  "dictionaries": {}})
+    recorded = decide(base["request"], snapshot, base["now"])
+    assert recorded["reason"] == "velocity.never"
+    assert replay_decision(base["request"], snapshot, base["now"], recorded, "aar-decide/1.3.0")["matches"]
+    allowed = decide(base["request"], base["snapshot"], base["now"])
+    assert not replay_decision(base["request"], snapshot, base["now"], allowed, "aar-decide/1.3.0")["matches"]
