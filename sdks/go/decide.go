@@ -52,9 +52,7 @@ func DecideJSON(request, snapshot any, now string) DecisionResult {
 		shared.action = a.(string)
 	}
 	shared.basket = bindBasket(request)
-	if packs, ok := readPolicySet(snapshot); ok {
-		shared.rules = &policySetRun{request: request, snapshot: snapshot, packs: packs}
-	}
+	shared.rules = policySetRunOf(request, snapshot)
 	first := readGrants(get(snapshot, "grants"))
 	alternatives := readAlternatives(get(snapshot, "alternatives"))
 	if alternatives == nil {
@@ -99,16 +97,17 @@ func evaluate(shared checkContext, grants []any) DecisionResult {
 			decisive = v.reason
 		}
 	}
-	// Rule packs (aar-decide/1.3.0) only narrow: a deny of checks 1-7 stands and they are not evaluated.
-	var rules *ruleVerdict
+	// Rule packs (aar-decide/1.3.0) only narrow: after checks 1-7 pass, or when only the elevated-risk check failed,
+	// the first matched deny rule decides (the approval check skipped); else elevated risk stands; else a matched
+	// require_approval rule asks for approval unless the request is the retry of one (the approval check judges it).
+	var rules *policyOutcome
 	ruleDecision, ruleReason := "", ""
-	if c.rules != nil && (decisive == "" || ReasonCodes[decisive].Decision != DecisionDeny) {
-		rules = c.rules.verdict()
-		if deny := firstWithEffect(rules.matched, "deny"); deny != nil {
-			ruleDecision, ruleReason = DecisionDeny, deny.reason()
-		} else if ask := firstWithEffect(rules.matched, "require_approval"); ask != nil && decisive == "" &&
-			isUndefined(c.req("policy_decision_id")) {
-			ruleDecision, ruleReason = DecisionRequireApproval, ask.reason()
+	if c.rules != nil && (decisive == "" || decisive == "risk_state_elevated") {
+		rules = c.rules.outcome()
+		if rules.deny != nil {
+			ruleDecision, ruleReason = DecisionDeny, rules.deny.reason
+		} else if rules.approval != nil && decisive == "" && isUndefined(c.req("policy_decision_id")) {
+			ruleDecision, ruleReason = DecisionRequireApproval, rules.approval.reason
 		}
 	}
 	if decisive != "" || ruleDecision != "" {
@@ -144,9 +143,13 @@ func evaluate(shared checkContext, grants []any) DecisionResult {
 		stopConditions = append(stopConditions, AllowStopConditions...)
 	}
 	if rules != nil && decision != DecisionDeny {
-		obligations = rules.obligations(obligations)
-		if decision == DecisionAllow {
-			stopConditions = rules.stopConditions(stopConditions)
+		obligations = rules.addRuleObligations(obligations)
+	}
+	if rules != nil && decision == DecisionAllow {
+		for _, stop := range rules.stopConditions {
+			if !includesString(stopConditions, stop) {
+				stopConditions = append(stopConditions, stop)
+			}
 		}
 	}
 	result := DecisionResult{
@@ -157,9 +160,9 @@ func evaluate(shared checkContext, grants []any) DecisionResult {
 		Diagnostics:    DecisionDiagnostics{Checks: diags, GrantID: leafIDOf(grants)},
 	}
 	if rules != nil {
-		matched := rules.diagnostics()
+		matched := append([]RuleDiagnostic{}, rules.diagnostics...)
 		result.Diagnostics.Rules = &matched
-		result.Shadow = rules.shadow
+		result.Shadow = append([]ShadowOutcome(nil), rules.shadow...)
 	}
 	if decision == DecisionAllow {
 		if amount := get(c.request, "amount"); c.action == "execute" && isMinorMoney(amount) {

@@ -9,78 +9,178 @@
 
 package aar
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // RuleDiagnostic is a matched rule of an enforce pack, in `diagnostics.rules`.
 type RuleDiagnostic struct {
-	PackID  any  `json:"pack_id"`
-	Version any  `json:"version"`
-	RuleID  any  `json:"rule_id"`
-	Effect  any  `json:"effect"`
-	Matched bool `json:"matched"`
-	Error   bool `json:"error,omitempty"`
+	PackID  string `json:"pack_id"`
+	Version string `json:"version"`
+	RuleID  string `json:"rule_id"`
+	Effect  string `json:"effect"`
+	Matched bool   `json:"matched"`
+	Error   bool   `json:"error,omitempty"`
 }
 
 // ShadowOutcome is a shadow pack's would-be outcome, in `result.shadow`.
 type ShadowOutcome struct {
-	PackID  any    `json:"pack_id"`
-	Version any    `json:"version"`
+	PackID  string `json:"pack_id"`
+	Version string `json:"version"`
 	Effect  string `json:"effect"`
 	Reason  string `json:"reason,omitempty"`
 }
 
-// policyPack is one `policy_set.packs` entry purchase decide evaluates.
-type policyPack struct {
-	document any
-	shadow   bool
+// preparedRule is a rule that can act (core's PreparedRule): a string rule_id, an effect its pack's domain allows,
+// and for deny and require_approval a `<name>.<code>` reason. Any other rule is ignored.
+type preparedRule struct {
+	ruleID, effect, reason string
+	when                   any
+	inProfile              bool
+	obligations            []any // records with a string type
+	stopConditions         []string
 }
 
-// readPolicySet lists the purchase-domain packs of `snapshot.policy_set`; ok is false without a policy set (the
-// snapshot then decides exactly as aar-decide/1.2.0).
-func readPolicySet(snapshot any) (packs []policyPack, ok bool) {
-	set := get(snapshot, "policy_set")
-	if !isRecord(set) {
-		return nil, false
-	}
-	list, _ := get(set, "packs").([]any)
-	for _, entry := range list {
-		doc := get(entry, "document")
-		if !isRecord(doc) || !strictEqual(get(doc, "domain"), "purchase") {
-			continue
-		}
-		switch mode := get(entry, "mode"); {
-		case strictEqual(mode, "enforce"):
-			packs = append(packs, policyPack{document: doc})
-		case strictEqual(mode, "shadow"):
-			packs = append(packs, policyPack{document: doc, shadow: true})
-		}
-	}
-	return packs, true
+// preparedPack is a pack read for evaluation (core's preparePack); a non-object document has no domain and no rules.
+type preparedPack struct {
+	packID, version, domain string
+	dictionaries            any
+	rules                   []preparedRule
 }
 
-// ruleMatch is one matched rule: the rule, its pack, whether its evaluation threw (counted as matched).
+var domainEffects = map[string][]string{
+	"purchase": {"deny", "require_approval", "obligate"},
+	"generic":  {"permit", "deny"},
+}
+
+func preparePack(doc any) preparedPack {
+	var p preparedPack
+	if !isRecord(doc) {
+		return p
+	}
+	p.packID, _ = get(doc, "pack_id").(string)
+	p.version, _ = get(doc, "version").(string)
+	p.dictionaries = get(doc, "dictionaries")
+	if d, _ := get(doc, "domain").(string); domainEffects[d] != nil {
+		p.domain = d
+	}
+	rules, _ := get(doc, "rules").([]any)
+	if p.domain == "" {
+		rules = nil
+	}
+	for _, rule := range rules {
+		if r, ok := prepareRule(rule, p.domain); ok {
+			p.rules = append(p.rules, r)
+		}
+	}
+	return p
+}
+
+func prepareRule(rule any, domain string) (preparedRule, bool) {
+	var r preparedRule
+	id, ok := get(rule, "rule_id").(string)
+	if !isRecord(rule) || !ok {
+		return r, false
+	}
+	effect, _ := get(rule, "effect").(string)
+	if !includesString(domainEffects[domain], effect) {
+		return r, false
+	}
+	r.ruleID, r.effect, r.when = id, effect, get(rule, "when")
+	r.inProfile = !isUndefined(r.when) && len(CheckRuleProfile(r.when, "")) == 0
+	if list, ok := get(rule, "obligations").([]any); ok {
+		for _, o := range list {
+			if _, typed := get(o, "type").(string); isRecord(o) && typed {
+				r.obligations = append(r.obligations, o)
+			}
+		}
+	}
+	if list, ok := get(rule, "stop_conditions").([]any); ok {
+		for _, s := range list {
+			if text, ok := s.(string); ok {
+				r.stopConditions = append(r.stopConditions, text)
+			}
+		}
+	}
+	if effect == "deny" || effect == "require_approval" {
+		reason, ok := get(rule, "reason").(string)
+		if !ok || strings.Index(reason, ".") <= 0 {
+			return r, false
+		}
+		r.reason = reason
+	}
+	return r, true
+}
+
+// ruleMatch is one matched rule of a pack; err when its evaluation threw or it is outside the profile (fail closed:
+// matched for the narrowing effects, never for permit).
 type ruleMatch struct {
-	pack, rule any
-	err        bool
+	pack *preparedPack
+	rule *preparedRule
+	err  bool
 }
 
-func (m ruleMatch) effect() any { return get(m.rule, "effect") }
+func (m ruleMatch) diagnostic() RuleDiagnostic {
+	return RuleDiagnostic{
+		PackID: m.pack.packID, Version: m.pack.version, RuleID: m.rule.ruleID, Effect: m.rule.effect, Matched: true,
+		Error: m.err,
+	}
+}
 
-func (m ruleMatch) reason() string { s, _ := get(m.rule, "reason").(string); return s }
-
-// ruleVerdict is what the enforce packs matched, in order, and each shadow pack's would-be outcome.
-type ruleVerdict struct {
-	matched []ruleMatch
-	shadow  []ShadowOutcome
+// matchPack evaluates every rule of the pack, in order, on the context (core's matchPack).
+func matchPack(p *preparedPack, context any) []ruleMatch {
+	var out []ruleMatch
+	for i := range p.rules {
+		rule := &p.rules[i]
+		matched, threw := true, true
+		if rule.inProfile {
+			matched, threw = evaluateRuleOn(rule.when, context)
+		}
+		if threw {
+			if rule.effect != "permit" {
+				out = append(out, ruleMatch{pack: p, rule: rule, err: true})
+			}
+		} else if matched {
+			out = append(out, ruleMatch{pack: p, rule: rule})
+		}
+	}
+	return out
 }
 
 func firstWithEffect(matched []ruleMatch, effect string) *ruleMatch {
 	for i := range matched {
-		if strictEqual(matched[i].effect(), effect) {
+		if matched[i].rule.effect == effect {
 			return &matched[i]
 		}
 	}
 	return nil
+}
+
+// purchaseOutcome is a purchase pack alone: the first deny, else the first require_approval, else obligate when an
+// obligate rule matched, else none.
+func purchaseOutcome(matched []ruleMatch) PackOutcome {
+	if m := firstWithEffect(matched, "deny"); m != nil {
+		return PackOutcome{Effect: "deny", Reason: m.rule.reason}
+	}
+	if m := firstWithEffect(matched, "require_approval"); m != nil {
+		return PackOutcome{Effect: "require_approval", Reason: m.rule.reason}
+	}
+	if firstWithEffect(matched, "obligate") != nil {
+		return PackOutcome{Effect: "obligate"}
+	}
+	return PackOutcome{Effect: "none"}
+}
+
+// genericOutcome is a generic pack alone: any deny (its first reason), else permit when one matched, else none.
+func genericOutcome(matched []ruleMatch) PackOutcome {
+	if m := firstWithEffect(matched, "deny"); m != nil {
+		return PackOutcome{Effect: "deny", Reason: m.rule.reason}
+	}
+	if firstWithEffect(matched, "permit") != nil {
+		return PackOutcome{Effect: "permit"}
+	}
+	return PackOutcome{Effect: "none"}
 }
 
 // ruleFactsOf is the context's `facts`: principal, actor, instrument, merchant (four members), counters, local time;
@@ -157,30 +257,8 @@ func ruleDictOf(refs, dictionaries any) map[string]any {
 	return dict
 }
 
-// ruleEvaluator evaluates packs on one decision's context: request and facts are converted to the evaluator's
-// values once, `dict` per pack.
-type ruleEvaluator struct {
-	request, facts any
-	dictionaries   any
-}
-
-func newRuleEvaluator(request, snapshot any) *ruleEvaluator {
-	return &ruleEvaluator{
-		request:      toJSValue(request),
-		facts:        toJSValue(ruleFactsOf(snapshot)),
-		dictionaries: get(get(snapshot, "policy_set"), "dictionaries"),
-	}
-}
-
-func (e *ruleEvaluator) context(pack any) any {
-	return &jsObject{map[string]any{
-		"request": e.request, "facts": e.facts,
-		"dict": toJSValue(ruleDictOf(get(pack, "dictionaries"), e.dictionaries)),
-	}}
-}
-
-// evaluateRuleOn is core's evaluateRule: matched when the rule's answer is truthy, or when evaluating it throws
-// (fail closed: a deny rule that cannot be evaluated denies).
+// evaluateRuleOn is core's evaluateRule: matched when the rule's answer is truthy; a rule whose evaluation throws
+// counts as matched, with threw (fail closed: a deny rule that cannot be evaluated denies).
 func evaluateRuleOn(when, context any) (matched, threw bool) {
 	defer func() {
 		if recover() != nil {
@@ -190,115 +268,116 @@ func evaluateRuleOn(when, context any) (matched, threw bool) {
 	return jsTruthy(applyLogic(toJSValue(when), context)), false
 }
 
-// EvaluateRule evaluates one rule expression on a rule context (generic JSON values): core's evaluateRule.
+// EvaluateRule evaluates one rule expression on a rule context (generic JSON values): core's evaluateRule. The
+// caller checks the rule against the profile first (CheckRuleProfile).
 func EvaluateRule(when, context any) (matched, threw bool) {
 	return evaluateRuleOn(when, toJSValue(context))
 }
 
-// matchPack evaluates every rule of a pack, in order, on the context.
-func matchPack(pack, context any) []ruleMatch {
-	var out []ruleMatch
-	rules, _ := get(pack, "rules").([]any)
-	for _, rule := range rules {
-		if matched, threw := evaluateRuleOn(get(rule, "when"), context); matched {
-			out = append(out, ruleMatch{pack: pack, rule: rule, err: threw})
-		}
-	}
-	return out
+// policyOutcome is what a decision's rule packs say (core's PolicyOutcome): every matched enforce rule, the first
+// matched deny and require_approval, the matched rules' obligations and stop conditions (rule order, deduplicated),
+// and each shadow pack's outcome alone (nil when the set holds no shadow pack).
+type policyOutcome struct {
+	diagnostics    []RuleDiagnostic
+	deny, approval *preparedRule
+	obligations    []any
+	stopConditions []string
+	shadow         []ShadowOutcome
 }
 
-// packOutcome is a pack's outcome alone: the first deny, else the first require_approval, else obligate when any
-// rule matched, else none.
-func packOutcome(matched []ruleMatch) (effect, reason string) {
-	if m := firstWithEffect(matched, "deny"); m != nil {
-		return "deny", m.reason()
-	}
-	if m := firstWithEffect(matched, "require_approval"); m != nil {
-		return "require_approval", m.reason()
-	}
-	if len(matched) > 0 {
-		return "obligate", ""
-	}
-	return "none", ""
-}
-
-func (e *ruleEvaluator) evaluate(packs []policyPack) ruleVerdict {
-	var v ruleVerdict
-	for _, p := range packs {
-		matched := matchPack(p.document, e.context(p.document))
-		if !p.shadow {
-			v.matched = append(v.matched, matched...)
-			continue
-		}
-		effect, reason := packOutcome(matched)
-		v.shadow = append(v.shadow, ShadowOutcome{
-			PackID: get(p.document, "pack_id"), Version: get(p.document, "version"), Effect: effect, Reason: reason,
-		})
-	}
-	return v
-}
-
-func (v ruleVerdict) diagnostics() []RuleDiagnostic {
-	out := make([]RuleDiagnostic, 0, len(v.matched))
-	for _, m := range v.matched {
-		out = append(out, RuleDiagnostic{
-			PackID: get(m.pack, "pack_id"), Version: get(m.pack, "version"), RuleID: get(m.rule, "rule_id"),
-			Effect: m.effect(), Matched: true, Error: m.err,
-		})
-	}
-	return out
-}
-
-// obligations are every matched rule's obligations in rule order, skipping any already listed (canonical JSON).
-func (v ruleVerdict) obligations(listed []Obligation) []Obligation {
-	seen := map[string]bool{}
-	for _, o := range listed {
-		if b, err := Canonicalize(o.jsonValue()); err == nil {
-			seen[string(b)] = true
-		}
-	}
-	out := listed
-	for _, m := range v.matched {
-		items, _ := get(m.rule, "obligations").([]any)
-		for _, item := range items {
-			b, err := Canonicalize(item)
-			if err != nil || seen[string(b)] {
-				continue
-			}
-			seen[string(b)] = true
-			out = append(out, ruleObligation(item))
-		}
-	}
-	return out
-}
-
-// stopConditions appends every matched rule's stop conditions not yet listed.
-func (v ruleVerdict) stopConditions(listed []string) []string {
-	out := listed
-	for _, m := range v.matched {
-		items, _ := get(m.rule, "stop_conditions").([]any)
-		for _, item := range items {
-			if s, ok := item.(string); ok && !includesString(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// policySetRun evaluates a decision's rule packs at most once, the first time a chain reaches them (every chain
-// reads the same context). Each rule's evaluation recovers on its own (evaluateRuleOn: a throw is a match).
+// policySetRun evaluates a decision's rule packs at most once, the first time a chain needs them (the context
+// `{request, facts, dict}` does not depend on the chain). A snapshot without `policy_set` has none: decide then runs
+// exactly as aar-decide/1.2.0.
 type policySetRun struct {
 	request, snapshot any
-	packs             []policyPack
 	done              bool
-	result            ruleVerdict
+	result            policyOutcome
 }
 
-func (r *policySetRun) verdict() *ruleVerdict {
+func policySetRunOf(request, snapshot any) *policySetRun {
+	if isUndefined(get(snapshot, "policy_set")) {
+		return nil
+	}
+	return &policySetRun{request: request, snapshot: snapshot}
+}
+
+func (r *policySetRun) outcome() *policyOutcome {
 	if !r.done {
 		r.done = true
-		r.result = newRuleEvaluator(r.request, r.snapshot).evaluate(r.packs)
+		r.result = evaluatePolicySet(r.request, r.snapshot)
 	}
 	return &r.result
+}
+
+// evaluatePolicySet runs the enforce and shadow packs of the purchase domain, in snapshot (activation) order.
+func evaluatePolicySet(request, snapshot any) policyOutcome {
+	set := get(snapshot, "policy_set")
+	entries, _ := get(set, "packs").([]any)
+	var dictionaries any = undefined
+	if d := get(set, "dictionaries"); isRecord(d) {
+		dictionaries = d
+	}
+	req, facts := toJSValue(request), toJSValue(ruleFactsOf(snapshot))
+	out := policyOutcome{diagnostics: []RuleDiagnostic{}}
+	seen := map[string]bool{}
+	for _, entry := range entries {
+		mode := get(entry, "mode")
+		if !isRecord(entry) || (!strictEqual(mode, "enforce") && !strictEqual(mode, "shadow")) {
+			continue
+		}
+		pack := preparePack(get(entry, "document"))
+		if pack.domain != "purchase" {
+			continue
+		}
+		context := &jsObject{map[string]any{
+			"request": req, "facts": facts, "dict": toJSValue(ruleDictOf(pack.dictionaries, dictionaries)),
+		}}
+		matches := matchPack(&pack, context)
+		if strictEqual(mode, "shadow") {
+			alone := purchaseOutcome(matches)
+			out.shadow = append(out.shadow, ShadowOutcome{
+				PackID: pack.packID, Version: pack.version, Effect: alone.Effect, Reason: alone.Reason,
+			})
+			continue
+		}
+		for _, m := range matches {
+			out.diagnostics = append(out.diagnostics, m.diagnostic())
+			switch {
+			case m.rule.effect == "deny" && out.deny == nil:
+				out.deny = m.rule
+			case m.rule.effect == "require_approval" && out.approval == nil:
+				out.approval = m.rule
+			}
+			for _, o := range m.rule.obligations {
+				b, err := Canonicalize(o)
+				if err != nil || seen[string(b)] {
+					continue
+				}
+				seen[string(b)] = true
+				out.obligations = append(out.obligations, o)
+			}
+			for _, stop := range m.rule.stopConditions {
+				if !includesString(out.stopConditions, stop) {
+					out.stopConditions = append(out.stopConditions, stop)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// addRuleObligations appends the matched rules' obligations after the built-in ones, skipping any already listed.
+func (o *policyOutcome) addRuleObligations(listed []Obligation) []Obligation {
+	seen := map[string]bool{}
+	for _, ob := range listed {
+		if b, err := Canonicalize(ob.jsonValue()); err == nil {
+			seen[string(b)] = true
+		}
+	}
+	for _, item := range o.obligations {
+		if b, err := Canonicalize(item); err == nil && !seen[string(b)] {
+			listed = append(listed, ruleObligation(item))
+		}
+	}
+	return listed
 }

@@ -87,31 +87,47 @@ type PackTestReport struct {
 	Results []PackTestResult `json:"results"`
 }
 
-// RunPackTests runs a pack's own `tests` (core's runPackTests): each case's context `{request, facts}` gets `dict`
-// from the dictionaries the pack declares (dictionaries maps a name to its snapshot, DictionarySnapshotOf), and the
-// pack alone is evaluated: the first deny, else the first require_approval, else obligate when a rule matched, else
-// none. A case passes when the effect is the expected one and, when the case names one, so is the reason.
+// RunPackTests runs a pack's own `tests` (core's runPackTests): each case's context is its `request` and `facts`
+// (null when absent) with `dict` from the dictionaries the pack declares (dictionaries maps a name to its snapshot,
+// DictionarySnapshotOf), and the pack alone decides: for a purchase pack the first deny, else the first
+// require_approval, else obligate, else none; for a generic pack deny, else permit, else none. A case passes when
+// the effect is the expected one and, when the case names one, so is the reason.
 func RunPackTests(doc any, dictionaries map[string]any) PackTestReport {
 	report := PackTestReport{Results: []PackTestResult{}}
 	value, err := documentValue(doc)
 	if err != nil {
 		return report
 	}
-	dict := toJSValue(ruleDictOf(get(value, "dictionaries"), anyMap(dictionaries)))
+	pack := preparePack(value)
+	var dicts any = map[string]any{}
+	if dictionaries != nil {
+		dicts = dictionaries
+	}
+	dict := toJSValue(ruleDictOf(get(value, "dictionaries"), dicts))
 	tests, _ := get(value, "tests").([]any)
 	for _, test := range tests {
-		members := map[string]any{}
-		if ctx, ok := get(test, "context").(map[string]any); ok {
-			for k, v := range ctx {
-				members[k] = toJSValue(v)
-			}
+		given := get(test, "context")
+		if !isRecord(given) {
+			given = map[string]any{}
 		}
-		members["dict"] = dict
-		actual := outcomeAlone(value, matchPack(value, &jsObject{members}))
+		orNull := func(v any) any {
+			if isUndefined(v) {
+				return nil
+			}
+			return toJSValue(v)
+		}
+		context := &jsObject{map[string]any{
+			"request": orNull(get(given, "request")), "facts": orNull(get(given, "facts")), "dict": dict,
+		}}
+		matches := matchPack(&pack, context)
+		actual := purchaseOutcome(matches)
+		if pack.domain == "generic" {
+			actual = genericOutcome(matches)
+		}
 		expected := get(test, "expect")
-		passed := strictEqual(get(expected, "effect"), actual.Effect)
+		passed := isRecord(expected) && strictEqual(get(expected, "effect"), actual.Effect)
 		if want := get(expected, "reason"); passed && !isUndefined(want) {
-			passed = strictEqual(want, actual.Reason)
+			passed = actual.Reason != "" && strictEqual(want, actual.Reason)
 		}
 		report.Results = append(report.Results, PackTestResult{
 			Name: get(test, "name"), Passed: passed, Actual: actual, Expected: expected,
@@ -125,25 +141,57 @@ func RunPackTests(doc any, dictionaries map[string]any) PackTestReport {
 	return report
 }
 
-func anyMap(m map[string]any) any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
+// GenericDecision is DecideGeneric's answer.
+type GenericDecision struct {
+	Decision string           `json:"decision"`
+	Reason   string           `json:"reason,omitempty"`
+	Rules    []RuleDiagnostic `json:"rules"`
 }
 
-// outcomeAlone is a pack's outcome by its domain: generic packs permit or deny (deny overrides), purchase packs as
-// in result.shadow.
-func outcomeAlone(pack any, matched []ruleMatch) PackOutcome {
-	if strictEqual(get(pack, "domain"), "generic") {
-		if m := firstWithEffect(matched, "deny"); m != nil {
-			return PackOutcome{Effect: "deny", Reason: m.reason()}
-		}
-		if m := firstWithEffect(matched, "permit"); m != nil {
-			return PackOutcome{Effect: "permit", Reason: m.reason()}
-		}
-		return PackOutcome{Effect: "none"}
+// DecideGeneric decides a request that is not a purchase with packs of the generic domain (core's decideGeneric):
+// deny overrides, default deny; `permit` only when some permit rule matched and no deny rule did. context is
+// `{request, facts}` (extra members kept); with dictionaries, `dict` is filled per pack from its declarations, else
+// the context's own `dict` is used. Packs of another domain are skipped.
+func DecideGeneric(packs []any, context map[string]any, dictionaries map[string]any) GenericDecision {
+	out := GenericDecision{Rules: []RuleDiagnostic{}}
+	base := map[string]any{}
+	for k, v := range context {
+		base[k] = toJSValue(v)
 	}
-	effect, reason := packOutcome(matched)
-	return PackOutcome{Effect: effect, Reason: reason}
+	var deny *ruleMatch
+	permit := false
+	for _, doc := range packs {
+		pack := preparePack(doc)
+		if pack.domain != "generic" {
+			continue
+		}
+		members := base
+		if dictionaries != nil {
+			members = make(map[string]any, len(base)+1)
+			for k, v := range base {
+				members[k] = v
+			}
+			members["dict"] = toJSValue(ruleDictOf(pack.dictionaries, dictionaries))
+		}
+		for _, m := range matchPack(&pack, &jsObject{members}) {
+			m := m
+			out.Rules = append(out.Rules, m.diagnostic())
+			if m.rule.effect == "deny" {
+				if deny == nil {
+					deny = &m
+				}
+			} else {
+				permit = true
+			}
+		}
+	}
+	switch {
+	case deny != nil:
+		out.Decision, out.Reason = "deny", deny.rule.reason
+	case permit:
+		out.Decision = "permit"
+	default:
+		out.Decision = "deny"
+	}
+	return out
 }
