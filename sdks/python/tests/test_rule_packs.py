@@ -194,3 +194,21 @@ def test_a_rule_outside_the_profile_is_never_evaluated_and_narrows():
     got = decide(BASE["request"], with_packs(("enforce", outside)), BASE["now"])
     assert (got["decision"], got["reason"]) == ("require_approval", "outside.loose_equality")
     assert got["diagnostics"]["rules"][0]["error"] is True
+
+
+def test_generic_packs_deny_overrides_and_default_deny():
+    from aar_sdk.rules.packs import decide_generic
+
+    def generic(name, *rules):
+        return dict(pack(name, list(rules)), domain="generic")
+
+    reader = generic("reader", rule("read", {"===": [{"var": "request.action"}, "read"]}, "permit"))
+    guard = generic("guard", rule("night", {"<": [{"var": "facts.local_time.hour"}, 6]}, "deny", "guard.night"),
+                    rule("broken", {"==": [1, 1]}, "permit"))  # outside the profile: never permits
+    day = {"request": {"action": "read"}, "facts": {"local_time": {"hour": 10}}}
+    assert decide_generic([reader, guard], day)["decision"] == "permit"
+    night = {"request": {"action": "read"}, "facts": {"local_time": {"hour": 2}}}
+    got = decide_generic([reader, guard, VELOCITY], night)
+    assert (got["decision"], got["reason"]) == ("deny", "guard.night")
+    assert [r["rule_id"] for r in got["rules"]] == ["read", "night"]
+    assert decide_generic([guard], day) == {"decision": "deny", "rules": []}

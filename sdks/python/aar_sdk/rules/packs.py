@@ -23,7 +23,7 @@ EFFECTS = {"purchase": ("deny", "require_approval", "obligate"), "generic": ("pe
 
 __all__ = ["PreparedRule", "PreparedPack", "prepare_pack", "match_pack", "purchase_outcome", "generic_outcome",
            "rule_facts", "rule_dict", "build_rule_context", "evaluate_rule", "run_pack_tests", "dictionary_snapshot",
-           "rule_diagnostic"]
+           "rule_diagnostic", "decide_generic"]
 
 
 @dataclass
@@ -207,3 +207,26 @@ def run_pack_tests(doc: dict[str, Any], dictionaries: dict[str, Any]) -> dict[st
         results.append({"name": get(test, "name"), "passed": ok, "actual": actual, "expected": expected})
     passed = sum(1 for r in results if r["passed"])
     return {"passed": passed, "failed": len(results) - passed, "results": results}
+
+
+def decide_generic(packs: list[Any], context: dict[str, Any], dictionaries: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The generic domain (core's decideGeneric): deny overrides, default deny; `permit` only when some permit rule
+    matched and no deny rule did. `dict` is filled per pack from `dictionaries` when given, else the context's own is
+    used; packs of another domain are skipped. Returns `{decision, reason?, rules}`."""
+    rules: list[dict[str, Any]] = []
+    deny: dict[str, Any] | None = None
+    permit = False
+    for doc in packs:
+        pack = prepare_pack(doc)
+        if pack.domain != "generic":
+            continue
+        ctx = {**context, "dict": rule_dict(pack.dictionaries, dictionaries)} if dictionaries is not None else context
+        for match in match_pack(pack, ctx):
+            rules.append(rule_diagnostic(pack.pack_id, pack.version, match))
+            if match["rule"].effect == "deny":
+                deny = deny or match
+            else:
+                permit = True
+    if deny is not None:
+        return {"decision": "deny", "reason": deny["rule"].reason, "rules": rules}
+    return {"decision": "permit" if permit else "deny", "rules": rules}
