@@ -16,7 +16,7 @@ func decisionVector(t *testing.T, name string) (request, snapshot map[string]any
 func testPack(name, mode string, rules ...string) map[string]any {
 	list := []any{}
 	for i, r := range rules {
-		list = append(list, map[string]any{"rule_id": name + "-" + string(rune('a'+i))}) // filled below
+		list = append(list, map[string]any{"rule_id": name + "-" + string(rune('a'+i))})
 		for k, v := range obj(mustParseT(r)) {
 			list[i].(map[string]any)[k] = v
 		}
@@ -158,4 +158,26 @@ func TestDecideWithRulePacks(t *testing.T) {
 			t.Fatalf("%s / %s", r.Decision, r.Reason)
 		}
 	})
+}
+
+// A policy set of any shape never panics and never loosens: a present but unreadable set means rules were evaluated
+// and none matched (diagnostics.rules is []), as in core; malformed rules are ignored, out-of-profile ones fail closed.
+func TestDecideWithHostilePolicySets(t *testing.T) {
+	request, snapshot, now := decisionVector(t, "allow-execute-eur-root-grant")
+	for _, set := range []string{`null`, `"x"`, `{"packs":"x","dictionaries":7}`,
+		`{"packs":[1,null,{"mode":"enforce","document":"x"},{"mode":"enforce","document":{"domain":"purchase","rules":[1,{"rule_id":5},{"rule_id":"a","effect":"permit","when":true},{"rule_id":"b","effect":"deny","when":true,"reason":"nodot"}]}}]}`} {
+		snap := map[string]any{}
+		for k, v := range snapshot {
+			snap[k] = v
+		}
+		snap["policy_set"] = mustParse(t, set)
+		r := DecideJSON(request, snap, now)
+		if r.Decision != DecisionAllow || r.Diagnostics.Rules == nil || len(*r.Diagnostics.Rules) != 0 || r.Shadow != nil {
+			t.Errorf("%s: %s / %s %+v", set, r.Decision, r.Reason, r.Diagnostics.Rules)
+		}
+	}
+	snap := withPolicySet(snapshot, testPack("loose", "enforce", `{"when":{"==":[1,2]},"effect":"deny","reason":"loose.eq"}`))
+	if r := DecideJSON(request, snap, now); r.Decision != DecisionDeny || r.Reason != "loose.eq" || !(*r.Diagnostics.Rules)[0].Error {
+		t.Fatalf("an out-of-profile deny rule must deny: %s / %s", r.Decision, r.Reason)
+	}
 }
