@@ -1,4 +1,4 @@
-import { decide, type Decision, type ReasonCode } from '@aar/core';
+import { decide, type Decision, type DecisionReason, type ReasonCode } from '@aar/core';
 import { isAuthorized, statefulIsAuthorized } from '@cedar-policy/cedar-wasm/nodejs';
 import type { DecisionCase } from './cases.ts';
 import { preparseCedarPolicies, toCedarCall, toPreparsedCedarCall } from './cedar-calls.ts';
@@ -9,7 +9,7 @@ import { toCedarRequest } from './to-cedar-request.ts';
 export interface AnswerComparison {
   name: string;
   want: { decision: Decision; reason: ReasonCode };
-  core: { decision: Decision; reason: ReasonCode };
+  core: { decision: Decision; reason: DecisionReason };
   /** `isAuthorized` (policies parsed per call) */
   cedar: CedarOutcome;
   /** `statefulIsAuthorized` (policies preparsed) */

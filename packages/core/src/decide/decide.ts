@@ -19,17 +19,21 @@ import { checkMerchant } from './checks/check-merchant.ts';
 import { checkPayload } from './checks/check-payload.ts';
 import { checkRisk } from './checks/check-risk.ts';
 import { computeEffectiveScope } from './effective-scope.ts';
+import { canonicalJson } from '../json/canonical-json.ts';
 import { isRecord } from './guards.ts';
 import { parseInstant } from './instant.ts';
-import { CHECK_ORDER, REASON_CODES, type CheckName, type ReasonCode } from './reason-codes.ts';
+import { UNREADABLE_POLICY_RULES, policyRulesOf, type PolicyOutcome, type PolicyRules } from './policy-rules.ts';
+import { CHECK_ORDER, REASON_CODES, type CheckName, type Decision, type ReasonCode } from './reason-codes.ts';
 import type {
   CheckDiagnostic,
+  DecisionReason,
   DecisionRequest,
   DecisionResult,
   DecisionSnapshot,
   GrantSnapshot,
   Obligation,
   PurchaseAction,
+  DecisionStopCondition,
   StopCondition,
 } from './types.ts';
 
@@ -87,6 +91,7 @@ export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now
     now: parseInstant(now),
     action: safely(actionOf, req, undefined),
     basket: safely(bindBasket, req, MALFORMED_REQUEST),
+    policy: readPolicy(req, snap),
   };
   const first = safely(grantsOf, snap, []);
   // A malformed `alternatives` only removes options: reading it as none can never allow more (fail closed).
@@ -112,9 +117,17 @@ export function decide(request: DecisionRequest, snapshot: DecisionSnapshot, now
 /** Lower is more permissive. */
 const RANK: Record<DecisionResult['decision'], number> = { allow_with_constraints: 0, require_approval: 1, deny: 2 };
 
-type SharedInput = Omit<CheckContext, 'grants' | 'scopes' | 'riskElevated'>;
+type SharedInput = Omit<CheckContext, 'grants' | 'scopes' | 'riskElevated'> & {
+  /** aar-decide/1.3.0: the snapshot's rule packs, evaluated on first need; undefined without a `policy_set` */
+  policy: PolicyRules | undefined;
+};
 
-/** Every check under one chain. */
+/**
+ * Every check under one chain, and with a policy set, its rules (aar-decide/1.3.0, CONTRACT section 19 "Order"):
+ * after checks 1-7 pass (or only the elevated-risk check fails), the first matched deny rule decides (the approval
+ * check skipped); else elevated risk stands; else a matched require_approval rule asks for approval unless the
+ * request is the retry of one, which the approval check then judges as always.
+ */
 function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult {
   const ctx: CheckContext = {
     request: shared.request,
@@ -127,33 +140,64 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
   const req = ctx.request;
   const checks: CheckDiagnostic[] = [];
   // the first failing check decides; every later one is skipped
-  let decisive: ReasonCode | undefined;
+  let decisive: DecisionReason | undefined;
+  let decision: Decision | undefined;
   let approved = false;
+  // set when this chain evaluated the rules (step 2 of CONTRACT section 19's order ran)
+  let rules: PolicyOutcome | undefined;
   for (const step of STEPS) {
     if (decisive) {
       checks.push({ check: step.name, outcome: 'skip' });
       continue;
     }
+    if (step.name === 'approval' && shared.policy) {
+      rules = shared.policy.outcome();
+      const rule = rules.deny ?? (req.policy_decision_id === undefined ? rules.approval : undefined);
+      if (rule) {
+        decisive = rule.reason!;
+        decision = rule.effect === 'deny' ? 'deny' : 'require_approval';
+        checks.push({ check: step.name, outcome: 'skip' });
+        continue;
+      }
+    }
     const verdict = runCheck(step, ctx);
     checks.push(toDiagnostic(step.name, verdict));
-    if (verdict.outcome === 'fail') decisive = verdict.reason;
-    else if (verdict.reason === 'approved_by_principal') approved = true;
+    if (verdict.outcome === 'fail') {
+      decisive = verdict.reason;
+      if (verdict.reason === 'risk_state_elevated' && shared.policy) {
+        // elevated risk asks for approval, but a matched deny rule still denies (rules only narrow)
+        rules = shared.policy.outcome();
+        if (rules.deny) {
+          decisive = rules.deny.reason!;
+          decision = 'deny';
+        }
+      }
+    } else if (verdict.reason === 'approved_by_principal') approved = true;
   }
-  const reason: ReasonCode = decisive ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
-  const decision = REASON_CODES[reason].decision;
+  const reason: DecisionReason = decisive ?? (approved ? 'approved_by_principal' : 'scope_within_attenuated_authority');
+  decision ??= REASON_CODES[reason as ReasonCode].decision;
   const obligations: Obligation[] = [{ type: 'audit.emit' }];
   // A deny authorises nothing, so there is no basket to hold the caller to (aar-decide/1.2.0).
   if (ctx.basket.hash && decision !== 'deny') {
     obligations.push({ type: 'basket_hash_binding', basket_hash: ctx.basket.hash });
   }
+  const stopConditions: DecisionStopCondition[] =
+    decision === 'allow_with_constraints' ? ALLOW_STOP_CONDITIONS.slice() : [];
   const diagnostics: DecisionResult['diagnostics'] = { checks };
   const leafId = leafIdOf(grants);
   if (leafId !== undefined) diagnostics.grant_id = leafId;
+  if (rules) {
+    if (decision !== 'deny') addRuleObligations(obligations, rules);
+    if (decision === 'allow_with_constraints') {
+      for (const stop of rules.stopConditions) if (!stopConditions.includes(stop)) stopConditions.push(stop);
+    }
+    diagnostics.rules = rules.diagnostics.slice();
+  }
   const result: DecisionResult = {
     decision,
     reason,
     obligations,
-    stop_conditions: decision === 'allow_with_constraints' ? ALLOW_STOP_CONDITIONS.slice() : [],
+    stop_conditions: stopConditions,
     diagnostics,
   };
   if (decision === 'allow_with_constraints' && ctx.action === 'execute' && req.amount) {
@@ -163,7 +207,26 @@ function evaluate(shared: SharedInput, grants: GrantSnapshot[]): DecisionResult 
     };
   }
   if (ctx.scopes) result.effective_scope = computeEffectiveScope(ctx.scopes);
+  if (rules?.shadow) result.shadow = rules.shadow.map((outcome) => ({ ...outcome }));
   return result;
+}
+
+/** The matched rules' obligations after the built-in ones, skipping any already listed (canonical JSON equality). */
+function addRuleObligations(obligations: Obligation[], rules: PolicyOutcome): void {
+  if (rules.obligations.length === 0) return;
+  const listed = new Set(obligations.map((obligation) => canonicalJson(obligation)));
+  for (const obligation of rules.obligations) {
+    if (!listed.has(canonicalJson(obligation))) obligations.push(obligation);
+  }
+}
+
+/** A snapshot whose `policy_set` member cannot even be read (a throwing getter) denies through its rules. */
+function readPolicy(request: DecisionRequest, snapshot: DecisionSnapshot): PolicyRules | undefined {
+  try {
+    return policyRulesOf(request, snapshot);
+  } catch {
+    return UNREADABLE_POLICY_RULES;
+  }
 }
 
 /** `{ check, ...verdict }` with the verdict's keys in their order (outcome, reason, detail), built without a spread. */

@@ -62,3 +62,17 @@ export type ReasonCode = keyof typeof REASON_CODES;
 export function isReasonCode(value: unknown): value is ReasonCode {
   return typeof value === 'string' && Object.hasOwn(REASON_CODES, value);
 }
+
+/** A rule pack's reason `<pack name>.<code>` (aar-decide/1.3.0); built-in codes never hold a dot. */
+export function isRuleReason(value: unknown): value is `${string}.${string}` {
+  return typeof value === 'string' && value.indexOf('.') > 0 && !isReasonCode(value);
+}
+
+/**
+ * The decision a reason stands for: a built-in code's from REASON_CODES; a rule reason's is its rule's effect, which
+ * only the result carries (`result.decision`): pass it as `ruleDecision`, else undefined.
+ */
+export function decisionOfReason(reason: string, ruleDecision?: Decision): Decision | undefined {
+  if (isReasonCode(reason)) return REASON_CODES[reason].decision;
+  return isRuleReason(reason) ? ruleDecision : undefined;
+}

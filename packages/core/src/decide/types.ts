@@ -3,7 +3,11 @@
  * JSON in evidence packs and replayed offline years later: these shapes are a stored format, change them additively.
  * Every amount is an integer of minor units (a safe integer); the server converts at the edge, decide never does.
  */
+import type { DecisionFacts, PolicySetSnapshot, RuleDiagnostic, RuleObligation, RuleReason, ShadowOutcome } from '../rules/types.ts';
 import type { CheckName, Decision, ReasonCode } from './reason-codes.ts';
+
+/** aar-decide/1.3.0: a built-in reason code, or a rule pack's own `<pack name>.<code>` (its decision is the rule's). */
+export type DecisionReason = ReasonCode | RuleReason;
 
 /** Structurally identical to core's money `Money`: integer minor units (2 decimals EUR, 0 JPY, 3 BHD). */
 export interface MinorMoney {
@@ -180,11 +184,24 @@ export interface DecisionSnapshot {
   /** the approval named by `request.policy_decision_id`, else null */
   approval: ApprovalSnapshot | null;
   policy: PolicySnapshot;
+  /** aar-decide/1.3.0: facts only rules read (counters, local time); absent when no active rule reads them */
+  facts?: DecisionFacts;
+  /**
+   * aar-decide/1.3.0: the active rule packs (signed documents, activation order) and the dictionaries they read.
+   * Absent: decide behaves exactly as 1.2.0.
+   */
+  policy_set?: PolicySetSnapshot;
 }
 
-export type Obligation = { type: 'audit.emit' } | { type: 'basket_hash_binding'; basket_hash: string };
+export type BuiltInObligation = { type: 'audit.emit' } | { type: 'basket_hash_binding'; basket_hash: string };
+
+/** aar-decide/1.3.0: the built-in obligations, then those of matched rules (`{ type, ... }`). */
+export type Obligation = BuiltInObligation | RuleObligation;
 
 export type StopCondition = 'actor.stop_signal' | 'delegation.revoked' | 'scope.attenuated';
+
+/** aar-decide/1.3.0: the built-in stop conditions, then those of matched rules (`stop_condition` terms). */
+export type DecisionStopCondition = StopCondition | (string & {});
 
 export type CheckOutcome = 'pass' | 'fail' | 'skip';
 
@@ -208,6 +225,11 @@ export interface DecisionDiagnostics {
    */
   candidates?: CandidateOutcome[];
   chosen_candidate?: number;
+  /**
+   * aar-decide/1.3.0, only when the snapshot holds a `policy_set` and the rules were evaluated (no built-in deny
+   * came first): every matched rule of the enforce packs, in pack then rule order.
+   */
+  rules?: RuleDiagnostic[];
 }
 
 /** What one covering chain alone would have decided. */
@@ -215,7 +237,7 @@ export interface CandidateOutcome {
   /** the chain's leaf grant, or null when the chain has none */
   grant_id: string | null;
   decision: Decision;
-  reason: ReasonCode;
+  reason: DecisionReason;
 }
 
 /** What the server must reserve atomically on every listed grant before answering an allowed `execute`. */
@@ -227,14 +249,23 @@ export interface Reservation {
 
 export interface DecisionResult {
   decision: Decision;
-  reason: ReasonCode;
-  /** `audit.emit` always; `basket_hash_binding` when a basket is bound and the decision is not a deny (1.2.0) */
+  /** a rule reason's decision is the rule's effect (see `decisionOfReason`) */
+  reason: DecisionReason;
+  /**
+   * `audit.emit` always; `basket_hash_binding` when a basket is bound and the decision is not a deny (1.2.0); then
+   * the matched rules' obligations, deduplicated, unless the decision is a deny (1.3.0)
+   */
   obligations: Obligation[];
   /** the caller must stop acting on an allow when any occurs; empty unless allowed */
-  stop_conditions: StopCondition[];
+  stop_conditions: DecisionStopCondition[];
   diagnostics: DecisionDiagnostics;
   /** allowed `execute` only */
   reservation?: Reservation;
   /** intersection of the chain's scopes; present once the chain check passed */
   effective_scope?: GrantScope;
+  /**
+   * aar-decide/1.3.0, when the rules were evaluated and the policy set holds shadow packs: what each shadow pack
+   * alone would have decided. Never decisive.
+   */
+  shadow?: ShadowOutcome[];
 }

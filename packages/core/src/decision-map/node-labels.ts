@@ -6,7 +6,7 @@
  */
 import { decidingChain } from '../decide/deciding-chain.ts';
 import { isRecord } from '../decide/guards.ts';
-import { REASON_CODES, type CheckName, type ReasonCode } from '../decide/reason-codes.ts';
+import { REASON_CODES, isReasonCode, isRuleReason, type CheckName, type ReasonCode } from '../decide/reason-codes.ts';
 import type {
   CheckDiagnostic,
   DecisionRequest,
@@ -15,8 +15,9 @@ import type {
   MinorMoney,
 } from '../decide/types.ts';
 import { tryParseEntityId } from '../ids/identifiers.ts';
+import { policyDocumentDigest } from '../rules/document-digest.ts';
 import { formatMinor } from './format-minor.ts';
-import type { DecisionMapNode } from './types.ts';
+import type { DecisionMapNode, PolicyNodePack } from './types.ts';
 
 export interface NodeInput {
   request: DecisionRequest;
@@ -117,11 +118,47 @@ export function policyNode({ snapshot, result }: NodeInput): DecisionMapNode {
     approved_by_principal: 'approved by principal',
   };
   const threshold = result.effective_scope?.requires_approval_above;
-  let short = approvalLabels[result.reason] ?? `policy version ${version}`;
+  let short = (isReasonCode(result.reason) ? approvalLabels[result.reason] : undefined) ?? `policy version ${version}`;
   if (result.reason === 'amount_above_approval_threshold' && isMoney(threshold)) {
     short = `approval required above ${money(threshold)}`;
   }
-  return { type: 'policy', ref, short };
+  if (isRuleReason(result.reason)) {
+    // the deciding rule pack's own reason (aar-decide/1.3.0)
+    const verb = result.decision === 'deny' ? 'denied' : 'approval required';
+    short = `${verb} by rule ${result.reason.slice(0, 96)}`;
+  }
+  const node: DecisionMapNode = { type: 'policy', ref, short };
+  const packs = policyNodePacks(snapshot);
+  if (packs) node.packs = packs;
+  return node;
+}
+
+/**
+ * `packs` of the policy node: each pack of `snapshot.policy_set` with the digest of the document it carries. A pack
+ * whose document cannot be digested gets digest `""`, which no verification accepts.
+ */
+export function policyNodePacks(snapshot: DecisionSnapshot): PolicyNodePack[] | undefined {
+  const set: unknown = snapshot.policy_set;
+  if (set === undefined) return undefined;
+  const entries: unknown[] = isRecord(set) && Array.isArray(set.packs) ? set.packs : [];
+  const packs: PolicyNodePack[] = [];
+  for (const entry of entries) {
+    if (!isRecord(entry) || !isRecord(entry.document)) continue;
+    const doc = entry.document;
+    let digest = '';
+    try {
+      digest = policyDocumentDigest(doc);
+    } catch {
+      // not canonical JSON: left empty, so verification reports the pack
+    }
+    packs.push({
+      pack_id: typeof doc.pack_id === 'string' ? doc.pack_id : '',
+      version: typeof doc.version === 'string' ? doc.version : '',
+      digest,
+      mode: entry.mode === 'shadow' ? 'shadow' : 'enforce',
+    });
+  }
+  return packs;
 }
 
 function scopeLabel(request: DecisionRequest, snapshot: DecisionSnapshot, result: DecisionResult): string {
@@ -149,7 +186,7 @@ function scopeLabel(request: DecisionRequest, snapshot: DecisionSnapshot, result
     case 'daily_limit_exceeded':
       return isMoney(scope?.max_daily_amount) ? `above ${money(scope.max_daily_amount)} per day` : 'above daily limit';
   }
-  const decidedBefore = REASON_CODES[result.reason].check;
+  const decidedBefore = isReasonCode(result.reason) ? REASON_CODES[result.reason].check : 'rules';
   if (!scope || ['payload', 'entities', 'authority', 'chain'].includes(decidedBefore)) return 'not evaluated';
   if (isMoney(amount) && isMoney(scope.max_amount_per_purchase)) {
     return `within ${money(scope.max_amount_per_purchase)} per purchase`;

@@ -3,8 +3,9 @@
  * capability -> scope -> state -> policy, closed by the decision and its reason. Plain JSON, signed elsewhere
  * (CONTRACT section 4) and stored in evidence packs, so every member is defined and snake_case.
  */
-import type { Decision, ReasonCode } from '../decide/reason-codes.ts';
-import type { DecisionRequest, DecisionResult, DecisionSnapshot } from '../decide/types.ts';
+import type { Decision } from '../decide/reason-codes.ts';
+import type { DecisionReason, DecisionRequest, DecisionResult, DecisionSnapshot } from '../decide/types.ts';
+import type { ActivationMode } from '../rules/types.ts';
 
 export const DECISION_MAP_SCHEMA = 'ns.decision_map.v1';
 
@@ -26,6 +27,19 @@ export interface DecisionMapNode {
   ref: string;
   /** a short display label; never a display name or other personal data */
   short: string;
+  /**
+   * `policy` node only, when the snapshot holds a `policy_set` (aar-decide/1.3.0): every active pack, in the
+   * snapshot's order, with the digest of the signed document the snapshot carries (policyDocumentDigest)
+   */
+  packs?: PolicyNodePack[];
+}
+
+export interface PolicyNodePack {
+  pack_id: string;
+  version: string;
+  /** `sha-256:` + base64url of the pack document without `signature` */
+  digest: string;
+  mode: ActivationMode;
 }
 
 export interface UnsignedDecisionMap {
@@ -35,7 +49,7 @@ export interface UnsignedDecisionMap {
   /** `ns:decision:<uuid>` */
   policy_decision_id: string;
   decision: Decision;
-  reason: ReasonCode;
+  reason: DecisionReason;
   /** exactly seven, in DECISION_MAP_NODE_TYPES order */
   nodes: DecisionMapNode[];
   /** `ns:audit:<uuid>` */

@@ -4,8 +4,8 @@
  * `valid` is true only when every check passed: an authentic pack whose decision does not replay is not valid
  * evidence of that decision.
  */
-import type { Decision, ReasonCode } from '../decide/reason-codes.ts';
-import type { Obligation, StopCondition } from '../decide/types.ts';
+import type { Decision } from '../decide/reason-codes.ts';
+import type { DecisionReason, DecisionStopCondition, Obligation } from '../decide/types.ts';
 
 export const EVIDENCE_CHECKS = [
   'pack_signature',
@@ -15,6 +15,8 @@ export const EVIDENCE_CHECKS = [
   'record_digest',
   'inclusion_proof',
   'checkpoint',
+  /** aar-decide/1.3.0, only when the snapshot or the decision map carries a policy set: see verify-policy-set.ts */
+  'policy_set',
   'replay',
 ] as const;
 
@@ -26,16 +28,17 @@ export interface EvidenceCheck {
   /** why it failed: a signature failure (`unknown_key`, `signature_mismatch`…), a Merkle failure, or one of
    * `malformed_pack`, `decision_mismatch`, `audit_ref_mismatch`, `evidence_ref_mismatch`, `digest_mismatch`,
    * `malformed_entry`, `leaf_hash_mismatch`, `index_mismatch`, `tree_size_mismatch`, `malformed_checkpoint`,
-   * `origin_mismatch`, `replay_mismatch` */
+   * `origin_mismatch`, `replay_mismatch`, and for `policy_set`: `malformed_policy_set`, `policy_signature_invalid`,
+   * `policy_digest_mismatch` */
   failure?: string;
 }
 
 /** What decide answers on the pack's snapshot, request and now, and whether it equals what the pack recorded. */
 export interface ReplayDecision {
   decision: Decision;
-  reason: ReasonCode;
+  reason: DecisionReason;
   obligations: Obligation[];
-  stop_conditions: StopCondition[];
+  stop_conditions: DecisionStopCondition[];
   /** decision, reason, obligations and stop conditions all equal the recorded ones */
   matches: boolean;
 }

@@ -21,6 +21,7 @@ import { parseAuditEntryText, type AuditEntryJson } from './audit-entry-json.ts'
 import { auditRecordDigest, buildDecisionRecord } from './decision-record.ts';
 import { EVIDENCE_PACK_SCHEMA } from './evidence-pack.ts';
 import { replayDecision } from './replay-decision.ts';
+import { checkPolicySet } from './verify-policy-set.ts';
 import type {
   EvidenceCheck,
   EvidenceCheckName,
@@ -93,6 +94,10 @@ async function verify(
   );
 
   record('checkpoint', await guardedAsync(() => checkCheckpoint(field('checkpoint'), checkpoint, jwks, options)));
+
+  // aar-decide/1.3.0: the rule packs replay runs must be the published, signed ones the map names
+  const policySet = await guardedAsync(async () => (await checkPolicySet(field('snapshot'), map, jwks)) ?? true);
+  if (policySet !== true || hasPolicySet(field('snapshot'), map)) record('policy_set', policySet);
 
   let replay: ReplayDecision | null = null;
   const request = field('request');
@@ -183,6 +188,12 @@ async function checkCheckpoint(
   if (options.origin !== undefined && checkpoint.origin !== options.origin) return 'origin_mismatch';
   const signature = await verifyDocument(raw, jwks);
   return signature.valid || (signature.failure ?? 'signature_mismatch');
+}
+
+function hasPolicySet(snapshot: unknown, map: unknown): boolean {
+  if (isRecord(snapshot) && snapshot.policy_set !== undefined) return true;
+  const nodes: unknown = isRecord(map) ? map.nodes : undefined;
+  return Array.isArray(nodes) && nodes.some((node) => isRecord(node) && node.type === 'policy' && node.packs !== undefined);
 }
 
 function tryParse<T>(parse: () => T): T | undefined {

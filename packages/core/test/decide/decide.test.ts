@@ -5,6 +5,7 @@ import {
   CHECK_ORDER,
   decide,
   REASON_CODES,
+  type ReasonCode,
   type DecisionResult,
   type DecisionSnapshot,
   type GrantSnapshot,
@@ -435,7 +436,7 @@ describe('decide: malformed snapshots fail closed', () => {
     });
     const result = run(input);
     expect(result).toMatchObject({ decision: 'deny', reason: 'merchant_unknown' });
-    expect(REASON_CODES[result.reason].check).toBe('merchant');
+    expect(REASON_CODES[result.reason as ReasonCode].check).toBe('merchant');
   });
 });
 

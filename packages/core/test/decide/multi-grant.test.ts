@@ -158,5 +158,5 @@ describe('a deny binds no basket', () => {
 function allowedHash(input: DecisionInput): string {
   const binding = run(input).obligations.find((o) => o.type === 'basket_hash_binding');
   if (!binding || binding.type !== 'basket_hash_binding') throw new Error('no binding');
-  return binding.basket_hash;
+  return binding.basket_hash as string;
 }

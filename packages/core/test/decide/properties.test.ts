@@ -5,6 +5,7 @@ import {
   CHECK_ORDER,
   decide,
   REASON_CODES,
+  type ReasonCode,
   type Decision,
   type DecisionResult,
   type GrantScope,
@@ -225,7 +226,7 @@ describe('decide: properties', () => {
         setPath(input, path, value);
         const result = run(input);
         expect(result.diagnostics.checks.map((c) => c.check)).toEqual([...CHECK_ORDER]);
-        expect(REASON_CODES[result.reason].decision).toBe(result.decision);
+        expect(REASON_CODES[result.reason as ReasonCode].decision).toBe(result.decision);
         expect(result.obligations[0]).toEqual({ type: 'audit.emit' });
         if (result.decision !== 'allow_with_constraints') expect(result.stop_conditions).toEqual([]);
       }),

@@ -25,7 +25,7 @@ describe('decision vectors (vectors/decisions)', () => {
     // The diagnostics list every check once, in order; the decisive one names the reason, the rest are skipped.
     const checks = result.diagnostics.checks;
     expect(checks.map((c) => c.check)).toEqual([...CHECK_ORDER]);
-    const decisiveCheck = REASON_CODES[result.reason].check;
+    const decisiveCheck = REASON_CODES[result.reason as ReasonCode].check;
     if (decisiveCheck === 'conclusion') {
       expect(checks.every((c) => c.outcome !== 'fail')).toBe(true);
     } else {

@@ -3,6 +3,10 @@
  * 1.2.0: several covering chains (`snapshot.alternatives`, the most permissive outcome kept); a deny binds no basket;
  *        payload freshness inclusive on both sides in whole seconds (a 1.1.0 `payload_stale` at exactly -300 s
  *        replays as fresh under 1.2.0 and reports a mismatch: an edge no earlier pack is known to hold).
+ * 1.3.0: rule packs (CONTRACT section 19): `snapshot.policy_set` (signed packs, dictionaries) and `snapshot.facts`
+ *        (counters, local time); after checks 1-7 the enforce packs' first matched deny decides with its
+ *        `<pack>.<code>` reason, a matched require_approval asks for approval, matched rules add obligations and stop
+ *        conditions; `diagnostics.rules` and `result.shadow`. A snapshot without `policy_set` decides as 1.2.0.
  * Replay accepts every earlier version (core evidence/replay-decision.ts).
  */
-export const ENGINE_VERSION = 'aar-decide/1.2.0';
+export const ENGINE_VERSION = 'aar-decide/1.3.0';
