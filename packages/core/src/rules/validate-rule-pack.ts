@@ -31,7 +31,8 @@ export interface KnownPolicyTerms {
 const MEMBERS: ReadonlySet<string> = new Set([
   'schema_version', 'pack_id', 'version', 'domain', 'title', 'description', 'dictionaries', 'reasons', 'rules', 'tests',
   // compliance mappings (CONTRACT section 13) are rule packs of the generic domain with these members
-  'framework', 'controls', 'source', 'scope_note',
+  // (and `rule_pack_id`, the deprecated `ns:rule_pack:<framework>:<version>` alias compliance clients read)
+  'framework', 'controls', 'source', 'scope_note', 'rule_pack_id',
   'signature',
 ]);
 const RULE_MEMBERS: ReadonlySet<string> = new Set([
