@@ -1,8 +1,9 @@
 """Offline verification and replay of an evidence pack (`ns.evidence_pack.v1`, CONTRACT sections 4 and 8), ported
 from core's evidence/verify-evidence-pack.ts with the same checks in the same order and the same failure codes:
 pack_signature, decision_map_signature, bindings, audit_entry, record_digest, inclusion_proof, checkpoint, replay; a
-snapshot with a `policy_set` (aar-decide/1.3.0) adds `policy_set` before replay: each rule pack verifies against the
-trusted keys and its digest is the one the signed decision map names.
+snapshot or decision map with a policy set (aar-decide/1.3.0) adds `policy_set` before replay (`malformed_policy_set`,
+`policy_signature_invalid`, `policy_digest_mismatch`): each rule pack verifies against the trusted keys and is the one
+the signed decision map names.
 
 Inputs are only the pack and the trusted keys (never a key the pack names). Replay runs this SDK's own port of
 `decide` on the recorded request, snapshot and now, and compares decision, reason, obligations and stop conditions.
@@ -17,6 +18,7 @@ from typing import Any
 
 from ._b64 import encode_b64, encode_b64url
 from .decide import decide
+from .decide.js import get, strict_eq
 from .jcs import canonical_bytes, canonical_json, parse_json
 from .jwks import TrustedKeys
 from .merkle import MalformedDocument, leaf_hash, parse_checkpoint, parse_inclusion_proof, verify_inclusion_proof_json
@@ -161,11 +163,12 @@ def _verify(pack: Any, trusted: TrustedKeys, origin: str | None) -> EvidenceResu
         return True if sig.valid else (sig.failure or "signature_mismatch")
 
     record("checkpoint", guarded(checkpoint_check))
-    snapshot = fld("snapshot")
-    if isinstance(snapshot, dict) and "policy_set" in snapshot:
-        record("policy_set", guarded(lambda: _policy_set(snapshot["policy_set"], dmap, trusted)))
+    # aar-decide/1.3.0: the rule packs replay runs must be the published, signed ones the map names
+    policy_set = guarded(lambda: _policy_set(fld("snapshot"), dmap, trusted))
+    if policy_set is not None:
+        record("policy_set", policy_set)
     replay = None
-    request, now = fld("request"), fld("now")
+    request, snapshot, now = fld("request"), fld("snapshot"), fld("now")
     if isinstance(request, dict) and isinstance(snapshot, dict) and isinstance(now, str):
         replay = replay_decision(request, snapshot, now, fld("decision"), fld("engine_version"))
         record("replay", True if replay["matches"] else "replay_mismatch")
@@ -190,30 +193,42 @@ def _bindings(pack: Any, dmap: Any) -> Any:
     return True
 
 
-def _policy_set(policy_set: Any, dmap: Any, trusted: TrustedKeys) -> Any:
-    """Each rule pack the decision ran under (aar-decide/1.3.0) is the service's signed document and is the one the
-    signed decision map names: its digest equals the map's `policy` node `packs[i].digest`, in the same order with the
-    same mode. Replay then runs exactly the rules that decided."""
-    packs = policy_set.get("packs") if isinstance(policy_set, dict) else None
+def _policy_set(snapshot: Any, dmap: Any, trusted: TrustedKeys) -> Any:
+    """Core's checkPolicySet (evidence/verify-policy-set.ts). The rule packs replay runs must be the very documents the
+    service published: each pack document of `snapshot.policy_set` verifies against the trusted keys, and the decision
+    map's `policy` node lists the same packs in the same order and mode with the digest of exactly that document.
+    Attacker assumption: the pack's creator edited a rule (to make replay say what they like) or swapped a pack for
+    another signed one. None when neither the snapshot nor the map holds a policy set (the check is not recorded)."""
+    policy_set = snapshot.get("policy_set", _ABSENT) if isinstance(snapshot, dict) else _ABSENT
     nodes = dmap.get("nodes") if isinstance(dmap, dict) else None
     node = next((n for n in nodes if isinstance(n, dict) and n.get("type") == "policy"), None) \
         if isinstance(nodes, list) else None
-    named = node.get("packs") if isinstance(node, dict) else None
-    if not isinstance(packs, list) or not isinstance(named, list):
-        return "malformed_pack"
-    if len(packs) != len(named):
-        return "policy_set_mismatch"
-    for entry, ref in zip(packs, named):
+    listed = node.get("packs", _ABSENT) if isinstance(node, dict) else _ABSENT
+    if policy_set is _ABSENT and listed is _ABSENT:
+        return None
+    packs = policy_set.get("packs") if isinstance(policy_set, dict) else None
+    if not isinstance(packs, list) or not isinstance(listed, list):
+        return "malformed_policy_set"
+    if len(packs) != len(listed):
+        return "policy_digest_mismatch"
+    for entry, named in zip(packs, listed):
         doc = entry.get("document") if isinstance(entry, dict) else None
-        if not isinstance(doc, dict) or not isinstance(ref, dict):
-            return "malformed_pack"
-        signature = verify_document(doc, trusted)
-        if not signature.valid:
-            return "rule_pack_" + (signature.failure or "signature_mismatch")
-        if policy_document_digest(doc) != ref.get("digest") or doc.get("pack_id") != ref.get("pack_id") or \
-                doc.get("version") != ref.get("version") or entry.get("mode") != ref.get("mode"):
-            return "policy_set_mismatch"
+        if not isinstance(doc, dict) or not isinstance(named, dict):
+            return "malformed_policy_set"
+        if not verify_document(doc, trusted).valid:
+            return "policy_signature_invalid"
+        try:
+            digest = policy_document_digest(doc)
+        except Exception:  # noqa: BLE001 - no RFC 8785 form
+            return "malformed_policy_set"
+        if not (strict_eq(get(named, "digest"), digest) and strict_eq(get(named, "pack_id"), get(doc, "pack_id"))
+                and strict_eq(get(named, "version"), get(doc, "version"))
+                and strict_eq(get(named, "mode"), get(entry, "mode"))):
+            return "policy_digest_mismatch"
     return True
+
+
+_ABSENT = object()
 
 
 def _entry(text: Any, entry: dict[str, Any] | None, proof: dict[str, Any] | None, dmap: Any) -> Any:

@@ -67,26 +67,30 @@ def test_an_edited_pack_fails_its_signature():
     edited = copy.deepcopy(PACK)
     edited["rules"][0]["when"] = True
     result = verify_evidence_pack(evidence_with(edited, [ref(PACK)]), trusted())
-    assert policy_check(result)["failure"] == "rule_pack_signature_mismatch"
+    assert policy_check(result)["failure"] == "policy_signature_invalid"
 
 
 def test_an_untrusted_signer_fails():
     result = verify_evidence_pack(evidence_with(PACK, [ref(PACK)]), load(SDK / "jwks.json"))
-    assert policy_check(result)["failure"] == "rule_pack_unknown_key"
+    assert policy_check(result)["failure"] == "policy_signature_invalid"
 
 
 @pytest.mark.parametrize("change", [{"digest": "sha-256:" + "A" * 43}, {"mode": "shadow"}, {"version": "1.0.1"}])
 def test_a_pack_other_than_the_one_the_map_names_fails(change):
     result = verify_evidence_pack(evidence_with(PACK, [ref(PACK, **change)]), trusted())
-    assert policy_check(result)["failure"] == "policy_set_mismatch"
+    assert policy_check(result)["failure"] == "policy_digest_mismatch"
     assert not result.valid
 
 
 def test_a_pack_the_map_does_not_name_fails():
-    assert policy_check(verify_evidence_pack(evidence_with(PACK, []), trusted()))["failure"] == "policy_set_mismatch"
+    assert policy_check(verify_evidence_pack(evidence_with(PACK, []), trusted()))["failure"] == "policy_digest_mismatch"
     missing = evidence_with(PACK, [])
     del next(n for n in missing["decision_map"]["nodes"] if n["type"] == "policy")["packs"]
-    assert policy_check(verify_evidence_pack(missing, trusted()))["failure"] == "malformed_pack"
+    assert policy_check(verify_evidence_pack(missing, trusted()))["failure"] == "malformed_policy_set"
+    # a map naming packs the snapshot does not carry: the replay would run without the rules that decided
+    dropped = evidence_with(PACK, [ref(PACK)])
+    del dropped["snapshot"]["policy_set"]
+    assert policy_check(verify_evidence_pack(dropped, trusted()))["failure"] == "malformed_policy_set"
 
 
 def test_an_evidence_pack_without_a_policy_set_has_no_such_check():
