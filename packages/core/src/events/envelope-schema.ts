@@ -4,7 +4,7 @@
  * What JSON Schema cannot say is stated here and checked by the tests: `delivery.idempotency_key` equals
  * `event_id`, and the signature verifies with the JWKS key `signature.key_id` over the envelope without `signature`.
  */
-import type { EnvelopeMemberPresence, EventTypeDefinition } from './event-type-definition.ts';
+import { RULE_REASON_PATTERN, type EnvelopeMemberPresence, type EventTypeDefinition } from './event-type-definition.ts';
 import { ID_PATTERNS, TIMESTAMP, type JsonSchema } from './schema-parts.ts';
 
 export const ENVELOPE_SCHEMA_NAME = 'ns.webhook.v1';
@@ -110,7 +110,9 @@ export function envelopeSchemaOf(definition: EventTypeDefinition, options: Envel
       actor: presence(definition.actor_entity_id, ID_PATTERNS.actor),
       principal: presence(definition.principal_entity_id, ID_PATTERNS.principal),
       subject_ref: { type: 'string', pattern: definition.subject_ref.pattern },
-      reason_code: { enum: [...definition.reason_codes] },
+      reason_code: definition.rule_reasons
+        ? { anyOf: [{ enum: [...definition.reason_codes] }, { type: 'string', pattern: RULE_REASON_PATTERN }] }
+        : { enum: [...definition.reason_codes] },
       data: definition.data_schema,
       signed: options.signed,
     }),

@@ -17,6 +17,7 @@ import { PURCHASE_AUTHORITY_EVENTS } from './families/purchase-authority.ts';
 import { RISK_EVENTS } from './families/risk.ts';
 import { LISTING_EVENTS } from './families/listing.ts';
 import { WEBHOOK_EVENTS } from './families/webhook.ts';
+import { RULE_REASON_PATTERN } from './event-type-definition.ts';
 import {
   BACKTEST_EVENTS,
   DICTIONARY_EVENTS,
@@ -75,5 +76,12 @@ export function eventTypeDefinition(eventType: string): EventTypeDefinition | un
 
 /** Whether the catalogue lists `eventType` with `reasonCode`: the cheap check every append makes. */
 export function isCataloguedEvent(eventType: string, reasonCode: string): boolean {
-  return REASONS_BY_TYPE.get(eventType)?.has(reasonCode) ?? false;
+  const known = REASONS_BY_TYPE.get(eventType)?.has(reasonCode) ?? false;
+  return known || (RULE_REASON_TYPES.has(eventType) && RULE_REASON.test(reasonCode));
 }
+
+/** the types also emitted with a rule's reason (`rule_reasons`) */
+const RULE_REASON_TYPES: ReadonlySet<string> = new Set(
+  EVENT_CATALOGUE.filter((d) => d.rule_reasons).map((d) => d.event_type),
+);
+const RULE_REASON = new RegExp(RULE_REASON_PATTERN);

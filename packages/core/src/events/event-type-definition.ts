@@ -19,6 +19,11 @@ export interface EventTypeDefinition {
   readonly subject_ref: { readonly description: string; readonly pattern: string };
   /** the closed list of `reason_code` values this type is emitted with */
   readonly reason_codes: readonly string[];
+  /**
+   * also emitted with the reason of a rule of an active rule pack, `<pack name>.<code>` (RULE_REASON_PATTERN; CONTRACT
+   * section 19): a decision a rule denied or stepped up. Absent: only `reason_codes`.
+   */
+  readonly rule_reasons?: true;
   readonly principal_entity_id: EnvelopeMemberPresence;
   readonly actor_entity_id: EnvelopeMemberPresence;
   /** one of the five types SPEC "Event types" names */
@@ -26,6 +31,9 @@ export interface EventTypeDefinition {
   /** JSON Schema 2020-12 of `data`; closed (`additionalProperties: false`) */
   readonly data_schema: JsonSchema;
 }
+
+/** a rule pack's reason `<pack name>.<code>` (CONTRACT section 19): never one of the built-in reason codes (no dot) */
+export const RULE_REASON_PATTERN = '^[a-z][a-z0-9_-]{1,62}\\.[a-z][a-z0-9_]{0,62}$';
 
 export const EVENT_TYPE_PATTERN = /^ns\.([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)$/;
 
@@ -42,6 +50,7 @@ export function defineEventType(input: EventTypeInput): EventTypeDefinition {
     description: input.description,
     subject_ref: input.subject_ref,
     reason_codes: input.reason_codes,
+    ...(input.rule_reasons ? { rule_reasons: true as const } : {}),
     principal_entity_id: input.principal_entity_id,
     actor_entity_id: input.actor_entity_id,
     named_in_spec: input.named_in_spec ?? false,

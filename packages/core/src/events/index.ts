@@ -3,6 +3,7 @@
 export {
   defineEventType,
   EVENT_TYPE_PATTERN,
+  RULE_REASON_PATTERN,
   type EnvelopeMemberPresence,
   type EventTypeDefinition,
 } from './event-type-definition.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
-import { REASON_CODES, tryParseEntityId } from '@aar/core';
+import { REASON_CODES, RULE_REASON_PATTERN, tryParseEntityId } from '@aar/core';
 import { requirePrincipalAccess } from '../http/authenticate.ts';
 import { withBaskets } from '../services/approvals/approval-basket.ts';
 import { decideApproval } from '../services/approvals/decide-approval.ts';
@@ -21,9 +21,11 @@ const Approval = Type.Object({
   actor_entity_id: Type.String(),
   status: Type.Enum(['pending', 'approved', 'rejected', 'expired', 'consumed']),
   reason: Type.Unsafe<string>({
-    type: 'string',
-    enum: Object.keys(REASON_CODES),
-    description: 'the reason code of the decision that asked for the approval',
+    anyOf: [
+      { type: 'string', enum: Object.keys(REASON_CODES) },
+      { type: 'string', pattern: RULE_REASON_PATTERN, description: 'a rule pack\u2019s reason, `<pack name>.<code>`' },
+    ],
+    description: 'the reason code of the decision that asked for the approval (a rule\u2019s when a rule asked)',
   }),
   request: Type.Object(
     {},

@@ -21,7 +21,12 @@ const filterProperties = {
       description: "a principal credential may name only its own principal (another's: 403)",
     }),
   ),
-  reason: Type.Optional(Type.String({ maxLength: 64, description: 'one reason code (CONTRACT section 3)' })),
+  reason: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description: 'one reason code (CONTRACT section 3), or a rule pack\u2019s `<pack name>.<code>` (section 19)',
+    }),
+  ),
   decision: Type.Optional(
     Type.String({ maxLength: 32, description: '`allow_with_constraints`, `require_approval` or `deny`' }),
   ),

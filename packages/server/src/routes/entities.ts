@@ -23,6 +23,11 @@ const Entity = Type.Object({
   public_key_jwk: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   key_thumbprint: Type.Union([Type.String(), Type.Null()]),
   state: EntityState,
+  time_zone: Type.Optional(
+    Type.String({
+      description: 'IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -36,6 +41,15 @@ const CreateEntityBody = Type.Object(
     display_name: Type.String({ minLength: 1, maxLength: 256 }),
     public_key_jwk: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'Ed25519 public JWK (OKP)' }),
+    ),
+    time_zone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'IANA time zone (`Europe/Paris`) in which rule packs read the principal\u2019s local time (`facts.local_time`); ' +
+          'UTC when absent. Fixed at registration; restated by `ns.entity.created`.',
+      }),
     ),
   },
   { additionalProperties: false },

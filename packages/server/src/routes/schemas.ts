@@ -1,5 +1,5 @@
 /** Schemas shared by several routes; they also feed the generated OpenAPI document. */
-import { REASON_CODES, type Decision, type ReasonCode } from '@aar/core';
+import { REASON_CODES, RULE_REASON_PATTERN, type Decision, type ReasonCode } from '@aar/core';
 import { Type } from 'typebox';
 
 export const IdParams = Type.Object(
@@ -34,10 +34,14 @@ export const DecisionSchema = Type.Unsafe<Decision>({
  * Every reason code of core's REASON_CODES, read from it so the document cannot drift from the engine. A plain
  * string enum rather than a union of literals: the authorize answer is serialised on the hot path.
  */
-export const ReasonCodeSchema = Type.Unsafe<ReasonCode>({
-  type: 'string',
-  enum: Object.keys(REASON_CODES) as ReasonCode[],
-  description: 'a reason code of the contract (docs/authorize.md lists what each means)',
+export const ReasonCodeSchema = Type.Unsafe<ReasonCode | `${string}.${string}`>({
+  anyOf: [
+    { type: 'string', enum: Object.keys(REASON_CODES) as ReasonCode[] },
+    { type: 'string', pattern: RULE_REASON_PATTERN, description: 'a rule pack\u2019s reason, `<pack name>.<code>`' },
+  ],
+  description:
+    'a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active ' +
+    'rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)',
 });
 
 /** An approval's state as a reader sees it (a lapsed pending or approved approval reads `expired`). */

@@ -23,6 +23,8 @@ export interface EntitiesTable {
   public_key_jwk: Json | null;
   key_thumbprint: string | null;
   state: EntityState;
+  /** since migration 0018: the IANA time zone `facts.local_time` is computed in (null: UTC); restated by its creation event */
+  time_zone: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -172,6 +174,12 @@ export interface DecisionsTable {
    * `request`, `snapshot`, `result` (and `decision_map`, unless its order needs it) are then empty strings
    */
   record: Buffer | null;
+  /** since migration 0018: the request's `merchant_id`, restated from the record (what the rule counters read) */
+  merchant_id: string | null;
+  /** since migration 0018: the request's amount in minor units (PostgreSQL returns the bigint as a string) */
+  amount_minor: number | string | null;
+  /** since migration 0018: the request's amount's currency */
+  currency: string | null;
 }
 
 export interface SpendCountersTable {

@@ -1,7 +1,7 @@
 /** `ns.decision.*`: decisions that need the principal, and replays that disagree with their record. */
 import { defineEventType } from '../event-type-definition.ts';
 import { closedObject, id, nullable, subject } from '../schema-parts.ts';
-import { APPROVAL_DATA, decisionData, reasonsOf } from './decision-data.ts';
+import { APPROVAL_DATA, decisionData, OPTIONAL_DECISION_DATA, reasonsOf } from './decision-data.ts';
 
 const OUTCOME = closedObject({
   decision: nullable({ type: 'string' }),
@@ -17,10 +17,14 @@ export const DECISION_EVENTS = [
       'agent\u2019s `purchase.request_approval` is allowed (`decision` `allow_with_constraints`, an allow reason)',
     subject_ref: subject(['decision'], 'the decision, `ns:decision:<uuid>`'),
     reason_codes: reasonsOf('require_approval', 'allow_with_constraints'),
+    rule_reasons: true,
     principal_entity_id: 'always',
     actor_entity_id: 'always',
     named_in_spec: true,
-    data_schema: closedObject({ ...decisionData('require_approval', 'allow_with_constraints'), ...APPROVAL_DATA }),
+    data_schema: closedObject(
+      { ...decisionData('require_approval', 'allow_with_constraints'), ...APPROVAL_DATA },
+      OPTIONAL_DECISION_DATA,
+    ),
   }),
   defineEventType({
     event_type: 'ns.decision.replay_mismatch',

@@ -13,15 +13,24 @@ export const ENTITY_EVENTS = [
     reason_codes: ['entity_registered'],
     principal_entity_id: 'sometimes',
     actor_entity_id: 'always',
-    data_schema: closedObject({
-      type: ENTITY_TYPE,
-      has_public_key: BOOLEAN,
-      key_thumbprint: nullable({
-        type: 'string',
-        pattern: '^[A-Za-z0-9_-]{43}$',
-        description: 'RFC 7638 SHA-256 thumbprint of the registered key; null without a key',
-      }),
-    }),
+    data_schema: closedObject(
+      {
+        type: ENTITY_TYPE,
+        has_public_key: BOOLEAN,
+        key_thumbprint: nullable({
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]{43}$',
+          description: 'RFC 7638 SHA-256 thumbprint of the registered key; null without a key',
+        }),
+        time_zone: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: 'IANA time zone of the principal\u2019s local time rule packs read; absent when none was given',
+        },
+      },
+      ['time_zone'],
+    ),
   }),
   defineEventType({
     event_type: 'ns.entity.suspended',

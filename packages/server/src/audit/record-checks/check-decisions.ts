@@ -1,7 +1,7 @@
 /**
  * Every decision row against its audit entry: the decision record rebuilt from the row's columns (exactly what the
  * entry's `record_digest` commits to, as an evidence pack rebuilds it) has that digest, and every column that
- * restates the record (`decision`, `reason`, who, what, the map's ids, the reservation…) agrees with it, so a row
+ * restates the record (`decision`, `reason`, who, what, the map's ids, the reservation, the request's merchant and amount the rule counters read…) agrees with it, so a row
  * edited with the guards dropped is found whichever column was edited. Only `outcome` and `updated_at` change after
  * the decision (state columns, write-once-guards.ts); the outcome must be the one the chain's
  * `ns.purchase_authority.<outcome>` entries about the decision leave it in (`reserved` before any), and an approval a
@@ -128,9 +128,15 @@ function decisionProblem(
     reservation: reservation === null ? null : canonicalJson(reservation),
     spend_day: reservation === null ? null : row.now.slice(0, 10),
     created_at: row.now,
+    // since 0018 (the rows before were filled from their record): what the rule counters read
+    merchant_id: typeof request.merchant_id === 'string' ? request.merchant_id : null,
+    amount_minor: amountOf(request)?.minor ?? null,
+    currency: amountOf(request)?.currency ?? null,
   };
   for (const [column, value] of Object.entries(expected)) {
-    const stored = (row as unknown as Record<string, unknown>)[column];
+    let stored = (row as unknown as Record<string, unknown>)[column];
+    // PostgreSQL returns a bigint as its decimal text
+    if (column === 'amount_minor' && typeof stored === 'string' && /^-?[0-9]+$/.test(stored)) stored = Number(stored);
     const same = column === 'reservation' && stored !== null ? sameJson(stored, value) : stored === value;
     if (!same) return { reason: 'record_mismatch', detail: column };
   }
@@ -215,6 +221,13 @@ function legacyRecord(row: Selectable<DecisionsTable>, committedDigest: string |
     };
   }
   return { input };
+}
+
+/** the request's amount when it is one decide could have read (minor units and a currency) */
+function amountOf(request: Record<string, unknown>): { minor: number; currency: string } | undefined {
+  const amount = request.amount as { minor?: unknown; currency?: unknown } | undefined | null;
+  if (!amount || typeof amount.minor !== 'number' || typeof amount.currency !== 'string') return undefined;
+  return { minor: amount.minor, currency: amount.currency };
 }
 
 function sameCanonical(text: string, value: unknown): boolean {

@@ -32,7 +32,7 @@ export async function checkEntities(db: Kysely<Database>, findings: RecordFindin
     readRows: (db, page) => {
       const query = db
         .selectFrom('entities')
-        .select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state']);
+        .select(['entity_id', 'type', 'public_key_jwk', 'key_thumbprint', 'state', 'time_zone']);
       return 'ids' in page
         ? query.where('entity_id', 'in', page.ids).execute()
         : query.where('entity_id', '>', page.after).orderBy('entity_id').limit(page.limit).execute();
@@ -43,11 +43,19 @@ export async function checkEntities(db: Kysely<Database>, findings: RecordFindin
 }
 
 async function entityProblem(
-  row: { type: string; public_key_jwk: string | null; key_thumbprint: string | null; state: string },
+  row: {
+    type: string;
+    public_key_jwk: string | null;
+    key_thumbprint: string | null;
+    state: string;
+    time_zone: string | null;
+  },
   created: Record<string, unknown>,
   state: string,
 ): Promise<string | undefined> {
   if (row.type !== created.type) return 'type';
+  // the zone the rules' local time is computed in (since 0018; an entity created before has none, nor its event)
+  if (row.time_zone !== (created.time_zone ?? null)) return 'time_zone';
   if (row.state !== state) return 'state';
   if (state === 'tombstoned') {
     if (row.public_key_jwk !== null) return 'public_key_jwk';

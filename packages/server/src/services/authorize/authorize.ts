@@ -43,6 +43,6 @@ export async function authorize(
     ...(payload.result.targetUris ? { target_uris: payload.result.targetUris } : {}),
     ...(status === 'invalid' && payload.result.failure ? { signature_failure: payload.result.failure } : {}),
   };
-  const snapshot = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now, facts);
-  return commitDecision(ctx, { request, snapshot, payload, now });
+  const { snapshot, readsCounters } = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now, facts);
+  return commitDecision(ctx, { request, snapshot, payload, now, readsCounters });
 }

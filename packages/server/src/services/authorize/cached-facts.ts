@@ -27,6 +27,7 @@ const ENTITY = prepareQuery(['id'], (db, args: { id: string }) =>
       'n.type',
       'n.state',
       'n.public_key_jwk',
+      'n.time_zone',
       eb
         .selectFrom('events as e')
         .select('e.envelope')
@@ -124,7 +125,7 @@ const RISK_WITH_EVENT = prepareQuery(['id'], (db, args: { id: string }) =>
     ]),
 );
 
-export type EntityFact = Pick<EntitiesTable, 'entity_id' | 'type' | 'state' | 'public_key_jwk'>;
+export type EntityFact = Pick<EntitiesTable, 'entity_id' | 'type' | 'state' | 'public_key_jwk' | 'time_zone'>;
 export type InstrumentFact = Pick<CardTokensTable, 'card_token_id' | 'principal_entity_id' | 'state'>;
 export type MerchantFact = Pick<MerchantsTable, 'merchant_id' | 'category' | 'jurisdiction' | 'state'>;
 export interface RiskFact {
@@ -159,6 +160,7 @@ export class FactReader {
           type: found.type,
           state: found.state,
           public_key_jwk: found.public_key_jwk,
+          time_zone: found.time_zone,
         };
       }
       this.#cache.storeFact('entity', id, this.version, row);

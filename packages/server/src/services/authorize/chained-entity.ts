@@ -1,7 +1,7 @@
 /**
  * An entity (agent, principal, intermediary) is honoured only as the chain backs it (chained-state.ts): its state
  * is the one its latest `ns.entity.suspended` / `.activated` / `.tombstoned` event left it in (`active` without one),
- * its type and its public key's RFC 7638 thumbprint are those its `ns.entity.created` event restates, and each of
+ * its type, its public key's RFC 7638 thumbprint and its time zone are those its `ns.entity.created` event restates, and each of
  * those events must be one whose envelope its audit entry commits to (by SHA-256 digest; no signature check), the
  * latest state entry about its salted commitment (audit/subject-commitment.ts) being the latest state event's.
  * Attacker: the database but not the key, swapping an agent's public key for one they hold (then signing as the
@@ -30,6 +30,8 @@ export interface EntityWithEvents {
   type: string;
   state: string;
   public_key_jwk: string | null;
+  /** the IANA zone of the rules' local time (migration 0018), restated by the creation event */
+  time_zone: string | null;
   /** the envelope text of the entity's `ns.entity.created` event, null when it has none */
   created_event: string | null;
   /** the envelope text of its latest state event, null when it has none */
@@ -52,6 +54,7 @@ export async function assertEntityChained(
     row.type,
     row.state,
     row.public_key_jwk,
+    row.time_zone ?? '-',
     row.salt ?? '-',
   ].join('\n');
   if (cache.has(key)) return;
@@ -75,6 +78,8 @@ export async function assertEntityChained(
     }
     const data = created.data ?? {};
     if (data.type !== row.type) throw fail('type');
+    // a zone moved in the row would move the local time a time-window rule reads
+    if ((data.time_zone ?? null) !== row.time_zone) throw fail('time_zone');
     if ((await thumbprintOf(row.public_key_jwk)) !== (data.key_thumbprint ?? null)) throw fail('public_key_jwk');
     // only erasure deletes a subject's salt; with it, the entity's entries are read by its commitment, so the latest
     // state ENTRY must be the latest state event's (a suspension whose event row was deleted still counts)

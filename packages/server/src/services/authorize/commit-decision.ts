@@ -23,6 +23,7 @@ import {
   type ApprovalSnapshot,
   type DecisionRequest,
   type DecisionSnapshot,
+  type ShadowOutcome,
 } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
@@ -44,6 +45,8 @@ import { assertSpendChained, rememberSpend, spendMemoryOf } from './chained-spen
 import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
+import type { SnapshotWithPolicy } from './load-snapshot.ts';
+import { lockPurchaseCounters, readPurchaseCounters } from './purchase-counters.ts';
 import type { PayloadVerification } from './verify-payload.ts';
 import {
   lockNonceAndSpend,
@@ -56,10 +59,12 @@ import {
 
 export interface CommitDecisionInput {
   request: DecisionRequest;
-  /** from loadSnapshot: complete but for nonce freshness, spend and the approval, which are filled in here */
-  snapshot: DecisionSnapshot;
+  /** from loadSnapshot: complete but for nonce freshness, spend, the approval and counters, filled in here */
+  snapshot: SnapshotWithPolicy;
   payload: PayloadVerification;
   now: Date;
+  /** an active rule reads `facts.counters`: counted here, under the principal's lock (purchase-counters.ts) */
+  readsCounters?: boolean;
 }
 
 export async function commitDecision(ctx: AppContext, input: CommitDecisionInput): Promise<AuthorizeResponse> {
@@ -75,7 +80,20 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   const response = await ctx.writer.run(async (trx) => {
     written = [];
     // completed in place: the snapshot is this call's own (authorize builds it fresh for every request)
-    const snapshot: DecisionSnapshot = input.snapshot;
+    const snapshot: SnapshotWithPolicy = input.snapshot;
+
+    // The purchase counters a rule reads: locked FIRST (before any row lock of this transaction, purchase-counters.ts)
+    // and read inside this transaction, so a concurrent decision of the principal or agent counts this one or waits.
+    if (input.readsCounters) {
+      const parties = { principal_entity_id: request.principal_entity_id, actor_entity_id: request.actor_entity_id };
+      await lockPurchaseCounters(trx, postgres, parties);
+      const counters = await readPurchaseCounters(
+        trx,
+        { ...parties, merchant_id: request.merchant_id, currency: request.amount?.currency },
+        now,
+      );
+      snapshot.facts = { ...snapshot.facts, counters };
+    }
 
     // Every covering chain's spend (each candidate grant counts against its own day), locked before decide reads it.
     const chains = [snapshot.grants, ...(snapshot.alternatives ?? [])];
@@ -215,6 +233,10 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       created_at: nowIso,
       updated_at: nowIso,
       record: encodeDecisionRecord(recordText),
+      // restated from the request (the record checker compares them): what the rule counters read
+      merchant_id: request.merchant_id ?? null,
+      amount_minor: request.amount?.minor ?? null,
+      currency: request.amount?.currency ?? null,
     };
     // the reservation too on PostgreSQL, in one statement with the decision and the event (write-decision.ts)
     await writeDecision(ctx, trx, decisionRow, reservation, {
@@ -233,6 +255,8 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         grant_id: leaf?.grant_id ?? null,
         decision_map_ref: decisionMapId,
         ...(approval ? { approval_id: approval.approval_id, expires_at: approval.expires_at } : {}),
+        // only when a shadow pack was evaluated: its would-be outcome, never decisive (CONTRACT section 19)
+        ...(shadowOf(result) ? { shadow: shadowOf(result) } : {}),
       },
       audit_ref: auditRef,
       evidence_refs: evidenceRefs,
@@ -270,6 +294,12 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
   });
   for (const key of written) chained.add(key);
   return response;
+}
+
+/** `result.shadow` of aar-decide/1.3.0 when decide evaluated a shadow pack (absent otherwise, and before 1.3.0) */
+function shadowOf(result: object): ShadowOutcome[] | undefined {
+  const shadow = (result as { shadow?: ShadowOutcome[] }).shadow;
+  return shadow && shadow.length > 0 ? shadow : undefined;
 }
 
 async function rememberNonce(

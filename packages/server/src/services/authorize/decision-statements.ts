@@ -91,6 +91,9 @@ export const DECISION_COLUMNS = Object.keys({
   created_at: true,
   updated_at: true,
   record: true,
+  merchant_id: true,
+  amount_minor: true,
+  currency: true,
 } satisfies Record<keyof DecisionRow, true>) as Array<keyof DecisionRow>;
 
 export const INSERT_DECISION = prepareQuery(DECISION_COLUMNS, (db, args: DecisionRow) =>

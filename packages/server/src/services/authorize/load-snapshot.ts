@@ -1,9 +1,18 @@
 /**
- * Reads every fact decide needs (CONTRACT section 3: "the snapshot holds every fact it read"), except the two that
- * must be read under lock inside the decision's transaction: whether the nonce is new, and today's spend.
+ * Reads every fact decide needs (CONTRACT section 3: "the snapshot holds every fact it read"), except those that
+ * must be read under lock inside the decision's transaction: whether the nonce is new, today's spend, and the
+ * purchase counters an active rule pack reads (purchase-counters.ts).
  * Attacker assumption: ids in the request are the caller's; each is looked up, never trusted.
  */
-import type { DecisionRequest, DecisionSnapshot, EntitySnapshot, GrantSnapshot, RiskState } from '@aar/core';
+import type {
+  DecisionFacts,
+  DecisionRequest,
+  DecisionSnapshot,
+  EntitySnapshot,
+  GrantSnapshot,
+  PolicySetSnapshot,
+  RiskState,
+} from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
@@ -11,6 +20,17 @@ import type { FactReader } from './cached-facts.ts';
 import { loadGrantChain } from './grant-chain.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { toDecideScope } from './to-decide-scope.ts';
+import { loadActivePolicySet } from '../policy/active-policy-set.ts';
+import { localTimeOf } from './local-time.ts';
+
+/** decide's snapshot with the rule packs' additions (aar-decide/1.3.0, DESIGN-27 §3): absent when no pack is active */
+export type SnapshotWithPolicy = DecisionSnapshot & { policy_set?: PolicySetSnapshot; facts?: DecisionFacts };
+
+export interface LoadedSnapshot {
+  snapshot: SnapshotWithPolicy;
+  /** an active rule reads `facts.counters`: commit-decision.ts counts them under lock, in the decision's transaction */
+  readsCounters: boolean;
+}
 
 export const POLICY = { policy_id: 'ns:policy:card-purchase-default', version: '1' } as const;
 
@@ -21,7 +41,7 @@ export async function loadSnapshot(
   payload: DecisionSnapshot['payload'],
   now: Date,
   facts: FactReader,
-): Promise<DecisionSnapshot> {
+): Promise<LoadedSnapshot> {
   const db = ctx.store.db;
   const nowIso = now.toISOString();
   const parties = { principal: request.principal_entity_id, actor: request.actor_entity_id };
@@ -77,7 +97,20 @@ export async function loadSnapshot(
     );
   const grants = await toSnapshots(chain.rows);
   const alternatives = await Promise.all(chain.alternatives.map(toSnapshots));
-  return {
+  // The rule packs active for the principal and the covering grants, at the version read first (cached per version:
+  // with no pack active, a known target costs no query). The local time only when a rule reads it.
+  const active = await loadActivePolicySet(
+    ctx,
+    { principal_entity_id: parties.principal, grant_ids: chains.flatMap((rows) => rows.map((row) => row.grant_id)) },
+    facts.version,
+  );
+  const policy: Pick<SnapshotWithPolicy, 'policy_set' | 'facts'> = active
+    ? {
+        policy_set: active.policySet,
+        ...(active.readsLocalTime ? { facts: { local_time: localTimeOf(now, principalRow?.time_zone ?? null) } } : {}),
+      }
+    : {};
+  const snapshot: SnapshotWithPolicy = {
     payload,
     principal: entity(principalRow),
     actor: entity(actorRow),
@@ -95,7 +128,9 @@ export async function loadSnapshot(
     },
     approval: null,
     policy: { ...POLICY },
+    ...policy,
   };
+  return { snapshot, readsCounters: active?.readsCounters ?? false };
 }
 
 /** A grant's currency: that of its limits; a grant without money limits counts spend in the request's currency. */

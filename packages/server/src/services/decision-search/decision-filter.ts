@@ -1,10 +1,17 @@
 /**
  * The filter of a decision search, read from the query: entity ids in either form (`ns:agent:x` is
- * `ns:entity:agent:x`), a closed reason or decision, and a half-open time range [since, until) of ISO 8601 instants.
+ * `ns:entity:agent:x`), a reason (built-in or a rule pack's) or decision, and a half-open time range [since, until) of ISO 8601 instants.
  * Attacker assumption: every value is caller-controlled; each is validated and bound as a parameter, never
  * interpolated. A principal credential is confined to its own principal (naming another is 403, not an empty page).
  */
-import { fieldError, isReasonCode, tryParseEntityId, type Decision, type ReasonCode } from '@aar/core';
+import {
+  fieldError,
+  isReasonCode,
+  RULE_REASON_PATTERN,
+  tryParseEntityId,
+  type Decision,
+  type ReasonCode,
+} from '@aar/core';
 import { requirePrincipalAccess } from '../../http/authenticate.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 
@@ -27,6 +34,7 @@ export interface DecisionFilter {
   until?: string;
 }
 
+const RULE_REASON = new RegExp(RULE_REASON_PATTERN);
 const DECISIONS: readonly string[] = ['allow_with_constraints', 'require_approval', 'deny'];
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -42,8 +50,11 @@ export function readDecisionFilter(query: DecisionFilterQuery, credential: Crede
     filter.principal_entity_id = own;
   }
   if (query.reason !== undefined) {
-    if (!isReasonCode(query.reason)) throw fieldError('invalid_request', '/query/reason', 'is not a reason code');
-    filter.reason = query.reason;
+    // a built-in reason, or a rule pack's `<pack name>.<code>` (CONTRACT section 19)
+    if (!isReasonCode(query.reason) && !RULE_REASON.test(query.reason)) {
+      throw fieldError('invalid_request', '/query/reason', 'is not a reason code');
+    }
+    filter.reason = query.reason as ReasonCode;
   }
   if (query.decision !== undefined) {
     if (!DECISIONS.includes(query.decision)) {

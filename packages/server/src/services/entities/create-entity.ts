@@ -5,12 +5,15 @@ import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
 import { duplicateAsConflict } from '../unique-violation.ts';
 import { entityView, type EntityView } from './entity-view.ts';
+import { parseTimeZone } from './time-zone.ts';
 
 export interface CreateEntityInput {
   type: EntityType;
   id?: string | undefined;
   display_name: string;
   public_key_jwk?: unknown;
+  /** IANA zone of the principal's local time (rules' `facts.local_time`); UTC when absent */
+  time_zone?: string | undefined;
 }
 
 export async function createEntity(
@@ -25,6 +28,7 @@ export async function createEntity(
     input.public_key_jwk === undefined ? undefined : parsePublicEd25519Jwk(input.public_key_jwk, '/public_key_jwk');
   const publicJwk = jwk ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x } : null;
   const thumbprint = publicJwk ? await jwkThumbprint(publicJwk) : null;
+  const timeZone = input.time_zone === undefined ? null : parseTimeZone(input.time_zone, '/time_zone');
   const now = ctx.clock.now().toISOString();
   try {
     return await ctx.writer.run(async (trx) => {
@@ -37,6 +41,7 @@ export async function createEntity(
           public_key_jwk: publicJwk ? JSON.stringify(publicJwk) : null,
           key_thumbprint: thumbprint,
           state: 'active',
+          time_zone: timeZone,
           created_at: now,
           updated_at: now,
         })
@@ -49,7 +54,13 @@ export async function createEntity(
         subject_ref: id,
         reason_code: 'entity_registered',
         // personal data (display names) stays out of events: they outlive erasure
-        data: { type: input.type, has_public_key: publicJwk !== null, key_thumbprint: thumbprint },
+        // the time zone only when given (an entity without one keeps the event's earlier shape): the chain restates it
+        data: {
+          type: input.type,
+          has_public_key: publicJwk !== null,
+          key_thumbprint: thumbprint,
+          ...(timeZone === null ? {} : { time_zone: timeZone }),
+        },
       });
       return entityView(row);
     });

@@ -8,6 +8,8 @@ export interface EntityView {
   public_key_jwk: Record<string, unknown> | null;
   key_thumbprint: string | null;
   state: EntitiesTable['state'];
+  /** only when set: IANA zone of the principal's local time for rules */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -20,6 +22,7 @@ export function entityView(row: Selectable<EntitiesTable>): EntityView {
     public_key_jwk: row.public_key_jwk ? (JSON.parse(row.public_key_jwk) as Record<string, unknown>) : null,
     key_thumbprint: row.key_thumbprint,
     state: row.state,
+    ...(row.time_zone ? { time_zone: row.time_zone } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
