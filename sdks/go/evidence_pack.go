@@ -9,9 +9,9 @@ import (
 )
 
 // EvidenceChecks are the checks of VerifyEvidencePack, in the order they run (core's verification-result.ts);
-// `policy_set` runs only for a snapshot that has one (a decision made under rule packs, aar-decide/1.3.0): each rule
-// pack document verifies against the trusted keys and is the one the decision map's policy node names (failures
-// `malformed_pack`, `policy_set_mismatch`, `rule_pack_<signature failure>`).
+// `policy_set` runs only when the snapshot or the decision map's policy node holds a policy set (a decision made
+// under rule packs, aar-decide/1.3.0): each rule pack document verifies against the trusted keys and is the one the
+// map names (failures `malformed_policy_set`, `policy_signature_invalid`, `policy_digest_mismatch`).
 var EvidenceChecks = []string{
 	"pack_signature", "decision_map_signature", "bindings", "audit_entry", "record_digest", "inclusion_proof",
 	"checkpoint", "policy_set", "replay",
@@ -103,8 +103,9 @@ func VerifyEvidencePack(ctx context.Context, pack any, keys KeySource, opts Veri
 	}
 
 	request, snapshot, now := field("request"), field("snapshot"), field("now")
-	if set := get(snapshot, "policy_set"); !isUndefined(set) {
-		record("policy_set", checkPolicySet(ctx, set, m, keys))
+	// aar-decide/1.3.0: the rule packs replay runs must be the published, signed ones the map names.
+	if failure, applies := checkPolicySet(ctx, snapshot, m, keys); applies {
+		record("policy_set", failure)
 	}
 	if nowText, ok := now.(string); ok && isRecord(request) && isRecord(snapshot) {
 		replay := ReplayDecisionJSON(request, snapshot, nowText, field("decision"), field("engine_version"))

@@ -84,15 +84,24 @@ func TestEvidencePolicySetCheck(t *testing.T) {
 		keys    KeySource
 		failure string
 	}{
-		{"an edited rule no longer verifies", evidenceWith(t, edited, "enforce", ref(nil)), keys, "rule_pack_signature_mismatch"},
+		{"an edited rule no longer verifies", evidenceWith(t, edited, "enforce", ref(nil)), keys, "policy_signature_invalid"},
 		{"a signer the caller does not trust", evidenceWith(t, doc, "enforce", ref(nil)),
-			jwksOf(t, readJSONFile(t, filepath.Join(repoRoot(t), "vectors", "sdk", "jwks.json"))), "rule_pack_unknown_key"},
-		{"another signed pack than the map names", evidenceWith(t, other, "enforce", ref(nil)), keys, "policy_set_mismatch"},
-		{"a shadow pack replayed as enforce", evidenceWith(t, doc, "shadow", ref(nil)), keys, "policy_set_mismatch"},
-		{"another version", evidenceWith(t, doc, "enforce", ref(func(r map[string]any) { r["version"] = "1.0.1" })), keys, "policy_set_mismatch"},
-		{"a pack the map does not name", evidenceWith(t, doc, "enforce", []any{}), keys, "policy_set_mismatch"},
-		{"a map without packs", evidenceWith(t, doc, "enforce", nil), keys, "malformed_pack"},
+			jwksOf(t, readJSONFile(t, filepath.Join(repoRoot(t), "vectors", "sdk", "jwks.json"))), "policy_signature_invalid"},
+		{"another signed pack than the map names", evidenceWith(t, other, "enforce", ref(nil)), keys, "policy_digest_mismatch"},
+		{"a shadow pack replayed as enforce", evidenceWith(t, doc, "shadow", ref(nil)), keys, "policy_digest_mismatch"},
+		{"another version", evidenceWith(t, doc, "enforce", ref(func(r map[string]any) { r["version"] = "1.0.1" })), keys, "policy_digest_mismatch"},
+		{"a pack the map does not name", evidenceWith(t, doc, "enforce", []any{}), keys, "policy_digest_mismatch"},
+		{"a map without packs", evidenceWith(t, doc, "enforce", nil), keys, "malformed_policy_set"},
 	}
+	// A map naming packs over a snapshot without a policy set: the packs replay would need are missing.
+	dropped := evidenceWith(t, doc, "enforce", ref(nil))
+	delete(obj(obj(dropped)["snapshot"]), "policy_set")
+	cases = append(cases, struct {
+		name    string
+		pack    any
+		keys    KeySource
+		failure string
+	}{"the snapshot dropped its policy set", dropped, keys, "malformed_policy_set"})
 	for _, c := range cases {
 		if got := policySetCheck(t, c.pack, c.keys); got.Valid || got.Failure != c.failure {
 			t.Errorf("%s: %+v, want %s", c.name, got, c.failure)
