@@ -8,6 +8,7 @@ import pytest
 from aar_sdk.decide import decide
 from aar_sdk.jcs import canonical_json
 from aar_sdk.rules.packs import dictionary_snapshot, run_pack_tests
+from aar_sdk.signed_document import verify_document
 from conftest import ROOT, VECTORS, load
 
 RULE_DECISIONS = VECTORS / "rule-decisions.json"
@@ -18,15 +19,25 @@ BASE = load(VECTORS / "decisions" / "allow-execute-eur-root-grant.json")["input"
 
 @pytest.mark.skipif(not RULE_DECISIONS.exists(), reason="NOTICE: vectors/rule-decisions.json not generated yet")
 def test_rule_decisions_match_typescript_exactly():
-    cases = load(RULE_DECISIONS)
-    cases = cases["cases"] if isinstance(cases, dict) else cases
-    assert len(cases) >= 10
+    vectors = load(RULE_DECISIONS)
+    cases = vectors["cases"]
+    assert vectors["count"] == len(cases) == 42
     mismatches = []
     for case in cases:
         got = decide(case["request"], case["snapshot"], case["now"])
         if canonical_json(got) != canonical_json(case["result"]):
             mismatches.append(case["name"])
     assert mismatches == []
+    # the packs are signed documents that verify against the vectors' key, but for the one edited snapshot
+    failures = {(c["name"], verify_document(p["document"], vectors["jwks"]).failure)
+                for c in cases for p in (c["snapshot"].get("policy_set") or {}).get("packs", [])}
+    assert {f for f in failures if f[1] is not None} == {
+        ("a rule outside the profile (edited snapshot) counts as an error match", "signature_mismatch")}
+    # the set reaches every outcome a rule can give, shadow and error included
+    results = [c["result"] for c in cases]
+    assert {r["decision"] for r in results} == {"allow_with_constraints", "require_approval", "deny"}
+    assert any("shadow" in r for r in results)
+    assert any(d.get("error") for r in results for d in r["diagnostics"].get("rules", []))
 
 
 def rule(rule_id, when, effect, reason=None, **extra):
