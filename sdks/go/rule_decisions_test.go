@@ -1,8 +1,10 @@
 package aar
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,17 +19,27 @@ func TestDecideAgreesWithCoreOnRuleDecisions(t *testing.T) {
 		}
 		t.Skipf("NOTICE: %s not present: SKIPPED", path)
 	}
-	raw := readJSONFile(t, path)
-	cases, ok := raw.([]any)
-	if !ok {
-		cases, _ = obj(raw)["cases"].([]any)
+	file := obj(readJSONFile(t, path))
+	cases, _ := file["cases"].([]any)
+	if file["count"] != 42.0 || len(cases) != 42 {
+		t.Fatalf("rule-decisions.json holds %d cases (count %v), expected 42", len(cases), file["count"])
 	}
-	if len(cases) == 0 {
-		t.Fatal("rule-decisions.json holds no case")
-	}
-	agree, ruled, shadowed := 0, 0, 0
+	keys := jwksOf(t, file["jwks"])
+	agree, ruled, shadowed, signed := 0, 0, 0, 0
 	for i, c := range cases {
 		m := obj(c)
+		// Every pack document is the generator's signed one (except in the case that edits one after signing).
+		packs, _ := get(get(m["snapshot"], "policy_set"), "packs").([]any)
+		edited, _ := m["name"].(string)
+		for _, p := range packs {
+			doc := get(p, "document")
+			if v := VerifyDocument(context.Background(), doc, keys); !v.Valid && !strings.Contains(edited, "(edited snapshot)") {
+				t.Errorf("case %d: pack %v does not verify: %s", i, get(doc, "pack_id"), v.Failure)
+			} else if _, err := PolicyDocumentDigest(doc); err != nil {
+				t.Errorf("case %d: digest: %v", i, err)
+			}
+			signed++
+		}
 		now, _ := m["now"].(string)
 		got := DecideJSON(m["request"], m["snapshot"], now)
 		if g, w := canonicalText(t, asJSON(t, got)), canonicalText(t, m["result"]); g != w {
@@ -48,5 +60,6 @@ func TestDecideAgreesWithCoreOnRuleDecisions(t *testing.T) {
 	if ruled == 0 || shadowed == 0 {
 		t.Fatalf("no case decided by a rule (%d) or recording a shadow pack (%d)", ruled, shadowed)
 	}
-	t.Logf("%d rule decisions agree with core (%d decided by a rule, %d with shadow outcomes)", agree, ruled, shadowed)
+	t.Logf("%d rule decisions agree with core (%d decided by a rule, %d with shadow outcomes, %d signed pack documents)",
+		agree, ruled, shadowed, signed)
 }
