@@ -9,11 +9,14 @@ import { ApprovalsPage } from './pages/approvals-page.tsx';
 import { AuditPage } from './pages/audit-page.tsx';
 import { ConnectorsPage } from './pages/connectors-page.tsx';
 import { DecisionsPage } from './pages/decisions-page.tsx';
+import { DictionariesPage } from './pages/dictionaries-page.tsx';
 import { EntitiesPage } from './pages/entities-page.tsx';
 import { EvidencePage } from './pages/evidence-page.tsx';
 import { GrantsPage } from './pages/grants-page.tsx';
 import { ListingsPage } from './pages/listings-page.tsx';
 import { OverviewPage } from './pages/overview-page.tsx';
+import { RulePacksPage } from './pages/rule-packs-page.tsx';
+import { SectorPacksPage } from './pages/sector-packs-page.tsx';
 import { WebhooksPage } from './pages/webhooks-page.tsx';
 import { href, useRoute } from './router.ts';
 import { SessionContext, type Role, type Session } from './session.tsx';
@@ -42,6 +45,19 @@ const SECTIONS: Section[] = [
     roles: ['auditor', 'principal'],
     render: (route) => <EvidencePage id={route[1]} />,
   },
+  {
+    path: 'rule-packs',
+    title: 'Policy packs',
+    roles: ['auditor'],
+    render: (route) => <RulePacksPage name={route[1]} version={route[2]} />,
+  },
+  {
+    path: 'dictionaries',
+    title: 'Dictionaries',
+    roles: ['auditor'],
+    render: (route) => <DictionariesPage name={route[1]} />,
+  },
+  { path: 'sector-packs', title: 'Sector packs', roles: ['auditor'], render: () => <SectorPacksPage /> },
   { path: 'audit', title: 'Audit chain', roles: ['auditor'], render: () => <AuditPage /> },
   { path: 'webhooks', title: 'Webhooks', roles: [], render: () => <WebhooksPage /> },
   { path: 'connectors', title: 'Connectors', roles: ['auditor', 'principal'], render: () => <ConnectorsPage /> },

@@ -36,6 +36,8 @@ const NODE_OF_REASON: Record<ReasonCode, DecisionMapNodeType | null> = {
   scope_within_attenuated_authority: null,
 };
 
+/** A rule pack's reason (`<pack>.<code>`) is the policy node's: the packs hang there (CONTRACT section 19). */
 export function decidingNode(reason: string): DecisionMapNodeType | null {
-  return Object.hasOwn(NODE_OF_REASON, reason) ? NODE_OF_REASON[reason as ReasonCode] : null;
+  if (Object.hasOwn(NODE_OF_REASON, reason)) return NODE_OF_REASON[reason as ReasonCode];
+  return /^[a-z][a-z0-9_-]{1,62}\.[a-z][a-z0-9_]{0,62}$/.test(reason) ? 'policy' : null;
 }

@@ -36,6 +36,20 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   scope_within_attenuated_authority: 'The purchase is within the authority the customer gave the agent.',
 };
 
-export function reasonText(reason: string): string {
-  return Object.hasOwn(REASON_TEXT, reason) ? REASON_TEXT[reason as ReasonCode] : 'Unknown reason code.';
+/** A rule pack's reason, `<pack name>.<code>` (CONTRACT section 19): never a built-in code, which has no dot. */
+const RULE_REASON = /^([a-z][a-z0-9_-]{1,62})\.([a-z][a-z0-9_]{0,62})$/;
+
+export function ruleReasonPack(reason: string): string | undefined {
+  return RULE_REASON.exec(reason)?.[1];
+}
+
+/**
+ * The sentence for a reason. A rule reason's meaning is the pack's to declare (its `reasons[].description`): given
+ * it, that is the sentence; without it, the sentence names the pack.
+ */
+export function reasonText(reason: string, declared?: string): string {
+  if (Object.hasOwn(REASON_TEXT, reason)) return REASON_TEXT[reason as ReasonCode];
+  const pack = ruleReasonPack(reason);
+  if (pack) return declared ?? `A rule of the policy pack "${pack}" decided.`;
+  return 'Unknown reason code.';
 }

@@ -4,6 +4,8 @@
  * and mapped with the very code the server runs. Pure: `now` is an argument.
  * Illustrative only: the production decision reads its facts from the store, verifies the agent's signature and
  * delegation links, and counts the day's spending; here those facts are fixed and shown as such.
+ * With shipped rule packs switched on (shipped-packs.ts), the snapshot carries their `policy_set` and the facts rules
+ * read (`facts.counters`, `facts.local_time`), which the simulator takes as inputs instead of counting them.
  */
 import {
   buildDecisionMap,
@@ -15,10 +17,14 @@ import {
   type DecisionSnapshot,
   type EntityState,
   type GrantSnapshot,
+  type DecisionFacts,
+  type DictionaryDocument,
   type MinorMoney,
   type RiskState,
+  type RulePackDocument,
   type UnsignedDecisionMap,
 } from '@aar/core';
+import { policySetOf, SHIPPED_PACKS, type PackMode } from './shipped-packs.ts';
 
 export type AuthorityState = 'active' | 'revoked' | 'expired' | 'none';
 export type CardTokenState = 'active' | 'suspended' | 'other_customer';
@@ -33,7 +39,37 @@ export interface SimulatorInputs {
   approvalThreshold: string;
   cardToken: CardTokenState;
   risk: RiskState;
+  /** by pack name; absent = off */
+  packs: Record<string, PackMode>;
+  /** what rules read, as typed (counts, amounts in euros, the local hour) */
+  facts: SimulatorFacts;
 }
+
+export interface SimulatorFacts {
+  purchases1h: string;
+  purchases24h: string;
+  agentPurchases24h: string;
+  /** major units as typed */
+  spend24h: string;
+  spend30d: string;
+  merchantFirstPurchase: boolean;
+  /** 0-23 in the customer's time zone */
+  localHour: string;
+  /** ISO weekday 1 (Monday) - 7 */
+  weekday: string;
+  /** a basket item category rules read (`request.basket.items[].category`), or '' for no basket */
+  basketCategory: string;
+}
+
+export type SimulatorField =
+  | 'basketAmount'
+  | 'approvalThreshold'
+  | 'purchases1h'
+  | 'purchases24h'
+  | 'agentPurchases24h'
+  | 'spend24h'
+  | 'spend30d'
+  | 'localHour';
 
 export interface SampleMerchant {
   id: string;
@@ -73,7 +109,22 @@ export const DEFAULT_INPUTS: SimulatorInputs = {
   approvalThreshold: '100.00',
   cardToken: 'active',
   risk: 'normal',
+  packs: {},
+  facts: {
+    purchases1h: '0',
+    purchases24h: '0',
+    agentPurchases24h: '0',
+    spend24h: '0',
+    spend30d: '0',
+    merchantFirstPurchase: false,
+    localHour: '14',
+    weekday: '3',
+    basketCategory: '',
+  },
 };
+
+/** The customer's time zone in the simulated world: local time facts are in it. */
+export const LOCAL_ZONE = 'Europe/Berlin';
 
 export interface Simulation {
   request: DecisionRequest;
@@ -83,7 +134,7 @@ export interface Simulation {
 }
 
 export type SimulationOutcome =
-  { ok: true; simulation: Simulation } | { ok: false; field: 'basketAmount' | 'approvalThreshold'; message: string };
+  { ok: true; simulation: Simulation } | { ok: false; field: SimulatorField; message: string };
 
 /** Reads an amount field as exact minor units, or says what is wrong with it (in words a person reads). */
 export function readAmount(text: string): MinorMoney | string {
@@ -96,12 +147,76 @@ export function readAmount(text: string): MinorMoney | string {
   }
 }
 
-export function simulate(inputs: SimulatorInputs, now: Date): SimulationOutcome {
+/** A whole count typed in a field, within `max`, or what is wrong with it. */
+export function readCount(text: string, max: number): number | string {
+  const trimmed = text.trim();
+  if (!/^\d{1,7}$/.test(trimmed) || Number(trimmed) > max) return `enter a whole number from 0 to ${max}`;
+  return Number(trimmed);
+}
+
+/** An amount of spending already done (zero allowed), as minor units. */
+function readSpend(text: string): number | string {
+  if (text.trim() === '0') return 0;
+  const money = readAmount(text);
+  return typeof money === 'string' ? 'enter an amount in euros, like 42.50, or 0' : money.minor;
+}
+
+type FactsOutcome = { ok: true; facts: DecisionFacts } | { ok: false; field: SimulatorField; message: string };
+
+/** The facts rules read: counters and local time, from the inputs (the server counts them from its store). */
+export function readFacts(input: SimulatorFacts, now: Date): FactsOutcome {
+  const counts: [SimulatorField, string, number][] = [
+    ['purchases1h', input.purchases1h, 10_000],
+    ['purchases24h', input.purchases24h, 10_000],
+    ['agentPurchases24h', input.agentPurchases24h, 10_000],
+    ['localHour', input.localHour, 23],
+  ];
+  const read: Partial<Record<SimulatorField, number>> = {};
+  for (const [field, text, max] of counts) {
+    const n = readCount(text, max);
+    if (typeof n === 'string') return { ok: false, field, message: n };
+    read[field] = n;
+  }
+  const spend24h = readSpend(input.spend24h);
+  if (typeof spend24h === 'string') return { ok: false, field: 'spend24h', message: spend24h };
+  const spend30d = readSpend(input.spend30d);
+  if (typeof spend30d === 'string') return { ok: false, field: 'spend30d', message: spend30d };
+  const weekday = Math.min(7, Math.max(1, Number(input.weekday) || 1));
+  return {
+    ok: true,
+    facts: {
+      counters: {
+        purchases_1h: read.purchases1h!,
+        purchases_24h: read.purchases24h!,
+        spend_24h_minor: spend24h,
+        spend_30d_minor: spend30d,
+        merchant_first_purchase: input.merchantFirstPurchase,
+        agent_purchases_1h: Math.min(read.purchases1h!, read.agentPurchases24h!),
+        agent_purchases_24h: read.agentPurchases24h!,
+      },
+      local_time: { zone: LOCAL_ZONE, hour: read.localHour!, minute: 0, weekday, date: now.toISOString().slice(0, 10) },
+    },
+  };
+}
+
+export function simulate(
+  inputs: SimulatorInputs,
+  now: Date,
+  packs: readonly RulePackDocument[] = SHIPPED_PACKS,
+  dictionaries?: Readonly<Record<string, DictionaryDocument>>,
+): SimulationOutcome {
   const amount = readAmount(inputs.basketAmount);
   if (typeof amount === 'string') return { ok: false, field: 'basketAmount', message: amount };
   const threshold = readAmount(inputs.approvalThreshold);
   if (typeof threshold === 'string') return { ok: false, field: 'approvalThreshold', message: threshold };
   const merchant = SAMPLE_MERCHANTS.find((m) => m.id === inputs.merchantId) ?? SAMPLE_MERCHANTS[0]!;
+  const policySet = policySetOf(inputs.packs, packs, dictionaries);
+  let facts: DecisionFacts | undefined;
+  if (policySet) {
+    const read = readFacts(inputs.facts, now);
+    if (!read.ok) return read;
+    facts = read.facts;
+  }
 
   const request: DecisionRequest = {
     actor_entity_id: AGENT,
@@ -111,6 +226,7 @@ export function simulate(inputs: SimulatorInputs, now: Date): SimulationOutcome 
     merchant_id: merchant.id,
     amount,
     instrument_id: CARD_TOKEN,
+    ...(inputs.facts.basketCategory ? { basket: basketOf(inputs.facts.basketCategory, amount) } : {}),
   };
   const snapshot: DecisionSnapshot = {
     // the agent's request signature is the server's to verify; the simulator has none to check
@@ -133,6 +249,8 @@ export function simulate(inputs: SimulatorInputs, now: Date): SimulationOutcome 
     risk: { actor: inputs.risk, principal: 'normal', instrument: 'normal' },
     approval: null,
     policy: { policy_id: 'ns:policy:simulator', version: 'illustrative' },
+    ...(facts ? { facts } : {}),
+    ...(policySet ? { policy_set: policySet } : {}),
   };
   const nowText = now.toISOString();
   const result = decide(request, snapshot, nowText);
@@ -147,6 +265,21 @@ export function simulate(inputs: SimulatorInputs, now: Date): SimulationOutcome 
     issued_at: nowText,
   });
   return { ok: true, simulation: { request, snapshot, result, map } };
+}
+
+/** One line of the given category for the whole amount: what basket rules read (`request.basket.items`). */
+function basketOf(category: string, amount: MinorMoney): Record<string, unknown> {
+  return {
+    items: [
+      {
+        sku: `sample-${category}`,
+        name: `Sample ${category.replaceAll('_', ' ')} item`,
+        qty: 1,
+        unit_price: { minor: amount.minor, currency: amount.currency },
+        category,
+      },
+    ],
+  };
 }
 
 function grantFor(authority: Exclude<AuthorityState, 'none'>, threshold: MinorMoney, now: Date): GrantSnapshot {

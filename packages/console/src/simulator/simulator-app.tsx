@@ -1,13 +1,18 @@
 /**
  * The public purchase simulator: the seven inputs as form controls, decided on every change by core's `decide` in
  * this page (no request leaves the browser after it has loaded), with the decision, reason, obligations, stop
- * conditions, the checks in order and the decision map.
+ * conditions, the checks in order and the decision map. The shipped policy packs can be switched on (enforced or in
+ * shadow), with the facts their rules read as further inputs; the rule that decided is shown in plain words.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { formatMoney, type CheckDiagnostic, type EntityState, type RiskState } from '@aar/core';
 import { DecisionBadge } from '../shared/decision-badge.tsx';
 import { DecisionChain } from '../shared/decision-chain.tsx';
+import { DecisionPacks, decidingRule } from '../shared/decision-packs.tsx';
+import { declaredReason } from '../shared/rule-card.tsx';
 import { reasonText } from '../shared/reason-text.ts';
+import { FactInputs, PackSwitches } from './policy-inputs.tsx';
+import { SHIPPED_PACKS } from './shipped-packs.ts';
 import {
   DEFAULT_INPUTS,
   FIXED_SCOPE,
@@ -16,6 +21,7 @@ import {
   type AuthorityState,
   type CardTokenState,
   type Simulation,
+  type SimulatorField,
   type SimulatorInputs,
 } from './simulated-world.ts';
 
@@ -56,6 +62,7 @@ export function SimulatorApp() {
       setInputs((current) => ({ ...current, [key]: value }));
   const amountError = !outcome.ok && outcome.field === 'basketAmount' ? outcome.message : undefined;
   const thresholdError = !outcome.ok && outcome.field === 'approvalThreshold' ? outcome.message : undefined;
+  const factErrors: Partial<Record<SimulatorField, string>> = outcome.ok ? {} : { [outcome.field]: outcome.message };
 
   return (
     <main id="main" class="page">
@@ -119,6 +126,14 @@ export function SimulatorApp() {
             <Select id="risk" label="Risk state" options={RISK_STATES} value={inputs.risk} onChange={set('risk')} />
           </form>
           <FixedFacts />
+          <PackSwitches
+            packs={SHIPPED_PACKS}
+            modes={inputs.packs}
+            onChange={(name, mode) =>
+              setInputs((current) => ({ ...current, packs: { ...current.packs, [name]: mode } }))
+            }
+          />
+          <FactInputs facts={inputs.facts} errors={factErrors} onChange={set('facts')} />
         </section>
         <section class="card sim-outcome" aria-labelledby="outcome-heading">
           <h2 id="outcome-heading">Outcome</h2>
@@ -226,14 +241,18 @@ function FixedFacts() {
 }
 
 function Outcome({ simulation }: { simulation: Simulation }) {
-  const { result, map } = simulation;
+  const { result, map, snapshot } = simulation;
+  const record = { reason: result.reason, diagnostics: result.diagnostics, shadow: result.shadow, snapshot };
+  const decided = decidingRule(record);
   return (
     <>
       <p class="sim-outcome-head">
         <DecisionBadge decision={result.decision} />
         <code data-testid="reason">{result.reason}</code>
       </p>
-      <p>{reasonText(result.reason)}</p>
+      <p data-testid="reason-text">
+        {reasonText(result.reason, declaredReason(decided?.document.reasons, result.reason))}
+      </p>
       <div class="grid-2">
         <div>
           <h3>Obligations</h3>
@@ -262,6 +281,7 @@ function Outcome({ simulation }: { simulation: Simulation }) {
       </div>
       <h3>Decision map</h3>
       <DecisionChain id="sim-map" nodes={map.nodes} decision={map.decision} reason={map.reason} />
+      <DecisionPacks record={record} nodes={map.nodes} />
       <h3 style={{ marginTop: '1rem' }}>Checks, in the order they run</h3>
       <ol class="checks">
         {result.diagnostics.checks.map((check) => (

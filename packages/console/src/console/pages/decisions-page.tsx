@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { REASON_CODES, type DecisionMapNode } from '@aar/core';
 import { DecisionBadge } from '../../shared/decision-badge.tsx';
 import { DecisionChain } from '../../shared/decision-chain.tsx';
+import { DecisionPacks, decidingRule, type DecisionPackInputs } from '../../shared/decision-packs.tsx';
 import { reasonText } from '../../shared/reason-text.ts';
 import { entityOrAgent, entityOrPerson } from '../parts/entity-input.ts';
 import { formatMinorAmount, formatTime, shortId } from '../parts/format.ts';
@@ -205,7 +206,11 @@ interface DecisionRecord {
   reason: string;
   obligations: { type: string }[];
   stop_conditions: string[];
-  diagnostics: { checks: { check: string; outcome: string; reason?: string; detail?: string }[] };
+  diagnostics: DecisionPackInputs['diagnostics'] & {
+    checks: { check: string; outcome: string; reason?: string; detail?: string }[];
+  };
+  shadow?: DecisionPackInputs['shadow'];
+  snapshot?: DecisionPackInputs['snapshot'];
   request: {
     actor_entity_id: string;
     principal_entity_id: string;
@@ -247,7 +252,7 @@ function DecisionDetail({ id }: { id: string }) {
               <h2 id="why-heading">
                 <code data-testid="decision-reason">{record.reason}</code>
               </h2>
-              <p>{reasonText(record.reason)}</p>
+              <p>{reasonText(record.reason, declaredMeaning(record))}</p>
               <DecisionChain id="decision-map" nodes={map.nodes} decision={record.decision} reason={record.reason} />
             </section>
             <div class="grid-2">
@@ -304,9 +309,21 @@ function DecisionDetail({ id }: { id: string }) {
                 </p>
               </section>
             </div>
+            <DecisionPacks
+              record={record}
+              nodes={map.nodes}
+              packHref={(name, version) => href('rule-packs', name, version)}
+            />
           </>
         )}
       </LoadState>
     </>
   );
+}
+
+/** A rule reason's meaning as the deciding pack declares it. */
+function declaredMeaning(record: DecisionRecord): string | undefined {
+  const decided = decidingRule(record);
+  const code = record.reason.slice(record.reason.indexOf('.') + 1);
+  return decided?.document.reasons?.find((r) => r.code === code)?.description;
 }

@@ -19,6 +19,7 @@ const CHECK_TEXT: Record<EvidenceCheckName, string> = {
   record_digest: 'The audit entry commits to exactly this decision record',
   inclusion_proof: "The entry is in the audit log at the checkpoint's size",
   checkpoint: 'The checkpoint is signed by a published key, of this log',
+  policy_set: "Each rule pack in the snapshot is signed by the service and is the one the map's policy node names",
   replay: 'Replaying the decision on its snapshot gives the recorded decision',
 };
 
