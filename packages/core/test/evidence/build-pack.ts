@@ -20,6 +20,8 @@ import {
   signDocument,
   toEd25519PublicJwk,
   utf8Encode,
+  type DecisionRequest,
+  type DecisionSnapshot,
   type DocumentSigner,
   type EvidencePack,
   type Jwks,
@@ -43,6 +45,8 @@ export interface BuildPackOptions {
   /** entries before and after the decision's entry */
   before?: number;
   after?: number;
+  /** the decision's input (default: eurRootCase) */
+  input?: { request: DecisionRequest; snapshot: DecisionSnapshot; now: string };
 }
 
 export interface BuiltPack {
@@ -53,7 +57,7 @@ export interface BuiltPack {
 }
 
 export async function buildPack(options: BuildPackOptions): Promise<BuiltPack> {
-  const { request, snapshot, now } = eurRootCase();
+  const { request, snapshot, now } = options.input ?? eurRootCase();
   const result = decide(request, snapshot, now);
   const ids = {
     policy_decision_id: 'ns:decision:01900000-0000-7000-8000-000000000001',
