@@ -66,7 +66,7 @@ describe.runIf(browserAvailable)('purchase simulator in Chromium', () => {
 
   it('denies a blocked merchant category (merchant_category_blocked) and marks the scope node', async () => {
     const { page } = watched;
-    await page.getByLabel('Merchant').selectOption('casino-online');
+    await page.getByLabel('Merchant', { exact: true }).selectOption('casino-online');
     expect(await decision()).toBe('deny');
     expect(await reason()).toBe('merchant_category_blocked');
     const scope = outcome().locator('[data-node="scope"]');
@@ -75,7 +75,7 @@ describe.runIf(browserAvailable)('purchase simulator in Chromium', () => {
     // a deny carries no stop conditions: nothing was allowed
     await expect(outcome().textContent()).resolves.toContain('None: nothing was allowed.');
     await checkPageAtBothWidths(page, 'simulator-deny');
-    await page.getByLabel('Merchant').selectOption('grocer-berlin');
+    await page.getByLabel('Merchant', { exact: true }).selectOption('grocer-berlin');
     expect(await decision()).toBe('allow_with_constraints');
   });
 
@@ -132,15 +132,15 @@ describe.runIf(browserAvailable)('purchase simulator in Chromium', () => {
 
   it('is usable by keyboard alone', async () => {
     const { page } = watched;
-    await page.getByLabel('Merchant').focus();
+    await page.getByLabel('Merchant', { exact: true }).focus();
     // ArrowDown on a focused closed <select> picks the next option in Chromium (here: the restaurant)
     await page.keyboard.press('ArrowDown');
-    await expect(page.getByLabel('Merchant').inputValue()).resolves.toBe('bistro-paris');
+    await expect(page.getByLabel('Merchant', { exact: true }).inputValue()).resolves.toBe('bistro-paris');
     expect(await decision()).toBe('allow_with_constraints');
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => document.activeElement?.id);
     expect(focused).toBe('basket-amount');
-    await page.getByLabel('Merchant').selectOption('grocer-berlin');
+    await page.getByLabel('Merchant', { exact: true }).selectOption('grocer-berlin');
   });
 
   it('keeps deciding with the network cut after load, and sends no request while doing so', async () => {
@@ -149,9 +149,9 @@ describe.runIf(browserAvailable)('purchase simulator in Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     await context.setOffline(true);
     try {
-      await page.getByLabel('Merchant').selectOption('casino-online');
+      await page.getByLabel('Merchant', { exact: true }).selectOption('casino-online');
       expect(await reason()).toBe('merchant_category_blocked');
-      await page.getByLabel('Merchant').selectOption('grocer-berlin');
+      await page.getByLabel('Merchant', { exact: true }).selectOption('grocer-berlin');
       await page.getByLabel('Basket amount (EUR)').fill('150');
       expect(await decision()).toBe('require_approval');
       await page.getByLabel('Basket amount (EUR)').fill('600');
@@ -160,6 +160,54 @@ describe.runIf(browserAvailable)('purchase simulator in Chromium', () => {
     } finally {
       await context.setOffline(false);
     }
+  });
+
+  it("denies with a shipped pack's reason when the pack is switched on, and allows when it is off", async () => {
+    const { page } = watched;
+    // back to the default purchase (the test before leaves an amount above the limit)
+    await page.getByLabel('Merchant', { exact: true }).selectOption('grocer-berlin');
+    await page.getByLabel('Basket amount (EUR)').fill('42.50');
+    await page.getByLabel("Customer's purchases in the last hour").fill('5');
+    // the pack is off: the facts change nothing
+    expect(await decision()).toBe('allow_with_constraints');
+    await page.locator('select[data-pack="velocity"]').selectOption('enforce');
+    expect(await decision()).toBe('deny');
+    expect(await reason()).toBe('velocity.hourly_count_exceeded');
+    // the pack's own words for its reason, and the rule that decided in plain words beside its JSON
+    const decided = outcome().locator('.rule-card-decided');
+    await expect(decided.getByTestId('rule-words').textContent()).resolves.toBe(
+      'When the action is "execute" and the principal\'s purchases in the last hour is at least 5.',
+    );
+    await expect(decided.getByTestId('rule-json').textContent()).resolves.toContain('facts.counters.purchases_1h');
+    await expect(outcome().locator('[data-node="policy"]').textContent()).resolves.toContain('Stopped here');
+    await checkPageAtBothWidths(page, 'simulator-pack-deny');
+    // under the threshold the pack lets it through
+    await page.getByLabel("Customer's purchases in the last hour").fill('4');
+    expect(await decision()).toBe('allow_with_constraints');
+    await page.getByLabel("Customer's purchases in the last hour").fill('5');
+    expect(await reason()).toBe('velocity.hourly_count_exceeded');
+    // off again: allowed
+    await page.locator('select[data-pack="velocity"]').selectOption('off');
+    expect(await decision()).toBe('allow_with_constraints');
+    expect(await reason()).toBe('scope_within_attenuated_authority');
+  });
+
+  it('records a pack in shadow without letting it decide, and reads the local hour', async () => {
+    const { page } = watched;
+    await page.locator('select[data-pack="velocity"]').selectOption('shadow');
+    expect(await decision()).toBe('allow_with_constraints');
+    const shadow = outcome().getByTestId('shadow-outcomes');
+    await expect(shadow.textContent()).resolves.toContain('velocity.hourly_count_exceeded');
+    await page.locator('select[data-pack="quiet_hours"]').selectOption('enforce');
+    await page.getByLabel("Local hour (customer's time zone)").fill('3');
+    expect(await reason()).toBe('quiet_hours.night_purchase');
+    await page.getByLabel("Local hour (customer's time zone)").fill('25');
+    await expect(page.locator('#fact-localHour-error').textContent()).resolves.toContain('from 0 to 23');
+    await page.getByLabel("Local hour (customer's time zone)").fill('14');
+    expect(await decision()).toBe('allow_with_constraints');
+    await page.locator('select[data-pack="velocity"]').selectOption('off');
+    await page.locator('select[data-pack="quiet_hours"]').selectOption('off');
+    await page.getByLabel("Customer's purchases in the last hour").fill('0');
   });
 
   it('logged no console error and threw no exception', () => {

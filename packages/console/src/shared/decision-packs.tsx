@@ -74,7 +74,7 @@ export function DecisionPacks({
     <section class="card" aria-labelledby="packs-heading" data-testid="decision-packs">
       <h2 id="packs-heading">Policy packs</h2>
       <h3>Active when this was decided</h3>
-      <ul data-testid="decision-pack-list">
+      <ul class="decision-pack-list" data-testid="decision-pack-list">
         {packs.map((p) => (
           <li key={`${p.pack_id}@${p.version}`} data-pack-id={p.pack_id}>
             {packHref ? (
