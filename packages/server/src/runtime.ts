@@ -8,6 +8,7 @@ import type { AppConfig } from './config.ts';
 import { auditOrigin } from './audit/audit-origin.ts';
 import { openKeyRing } from './keys/key-ring.ts';
 import { seedReferenceListings } from './services/marketplace/seed-reference-listings.ts';
+import { seedPolicyContent } from './services/policy/seed-policy-content.ts';
 import { migrateStore, openStore, type DurabilityBarrierOptions } from './store/index.ts';
 import { WriteQueue } from './store/write-queue.ts';
 import { join } from 'node:path';
@@ -33,6 +34,12 @@ export async function openRuntime(config: AppConfig, options: OpenRuntimeOptions
     if (options.migrate !== false) await auditOrigin(ctx);
     // the reference listings, so a new deployment's marketplace search is not empty (idempotent)
     if (options.migrate !== false) await seedReferenceListings(ctx);
+    // the shipped dictionaries and rule packs, published and signed (idempotent; a bad shipped file is reported)
+    if (options.migrate !== false) {
+      for (const { file, problems } of (await seedPolicyContent(ctx)).refused) {
+        process.stderr.write(`aar: shipped policy/${file} not seeded: ${problems.slice(0, 3).join('; ')}\n`);
+      }
+    }
     // start-up ran under synchronous FULL; from here commits are made durable off the event loop (store/wal-barrier.ts)
     store.useDurabilityBarrier(options.durability);
     return ctx;

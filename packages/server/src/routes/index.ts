@@ -11,6 +11,11 @@ import { certificationRoutes } from './certification.ts';
 import { conformanceRoutes } from './conformance.ts';
 import { connectorRoutes } from './connectors.ts';
 import { listingRoutes } from './listings.ts';
+import { dictionaryRoutes } from './dictionaries.ts';
+import { ruleActivationRoutes } from './rule-activations.ts';
+import { backtestRoutes } from './backtests.ts';
+import { rulePackRoutes } from './rule-packs.ts';
+import { sectorPackRoutes } from './sector-packs.ts';
 import { consoleRoutes } from './console.ts';
 import { decisionSearchRoutes } from './decision-search.ts';
 import { decisionRoutes } from './decisions.ts';
@@ -60,4 +65,10 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await bundleRoutes(app, ctx);
   await connectorRoutes(app, ctx);
   await listingRoutes(app, ctx);
+  // policy content (CONTRACT section 19)
+  await rulePackRoutes(app, ctx);
+  await dictionaryRoutes(app, ctx);
+  await sectorPackRoutes(app, ctx);
+  await ruleActivationRoutes(app, ctx);
+  await backtestRoutes(app, ctx);
 }

@@ -79,10 +79,7 @@ export async function loadActivePolicySet(
 }
 
 /** The same, never cached: what the cache is filled with. */
-export async function readActivePolicySet(
-  ctx: AppContext,
-  target: PolicyTarget,
-): Promise<ActivePolicySet | undefined> {
+export async function readActivePolicySet(ctx: AppContext, target: PolicyTarget): Promise<ActivePolicySet | undefined> {
   const db = ctx.store.db;
   const grants = [...new Set(target.grant_ids)];
   const rows = await db
@@ -143,7 +140,8 @@ export async function readActivePolicySet(
     await assertActivationChained(db, chained, row);
     const where = `${policyId('rule_pack', row.pack_name)}@${row.version}`;
     // an active activation of a pack that is not published, in one consistent read: the store was edited
-    if (row.pack_state !== 'published' || row.pack_document === null) throw integrityFailure('rule_packs', where, 'state');
+    if (row.pack_state !== 'published' || row.pack_document === null)
+      throw integrityFailure('rule_packs', where, 'state');
     if (row.pack_digest !== row.digest) throw integrityFailure('rule_activations', row.activation_id, 'digest');
     const document = await trustedDocument<RulePackDocument>(ctx, 'rule_pack', {
       name: row.pack_name,
@@ -164,7 +162,11 @@ export async function readActivePolicySet(
       if (!wanted.has(parsed.name)) wanted.set(parsed.name, parsed);
     }
   }
-  return { policySet: { packs, dictionaries: await readDictionaries(ctx, [...wanted.values()]) }, readsCounters, readsLocalTime };
+  return {
+    policySet: { packs, dictionaries: await readDictionaries(ctx, [...wanted.values()]) },
+    readsCounters,
+    readsLocalTime,
+  };
 }
 
 async function readDictionaries(

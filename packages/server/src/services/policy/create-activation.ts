@@ -7,7 +7,7 @@
  * Refused with problem+json naming the field; one `ns.rule_activation.created` event whose data the row restates
  * (chained-activation.ts checks every use against it).
  */
-import { AarError, type RulePackDocument } from '@aar/core';
+import { AarError, type Jwks, type RulePackDocument } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Database } from '../../store/index.ts';
@@ -30,17 +30,21 @@ export interface ActivationInput {
   packPointer: string;
 }
 
-export async function createActivation(
-  ctx: AppContext,
-  input: ActivationInput,
-): Promise<ActivationView> {
-  return ctx.writer.run((trx) => createActivationIn(trx, ctx, input));
+/** The service's keys, read BEFORE a write unit: inside one, a read on another connection could wait for it. */
+export async function serviceKeys(ctx: AppContext): Promise<Jwks> {
+  return (await ctx.keys.jwks()) as Jwks;
+}
+
+export async function createActivation(ctx: AppContext, input: ActivationInput): Promise<ActivationView> {
+  const jwks = await serviceKeys(ctx);
+  return ctx.writer.run((trx) => createActivationIn(trx, ctx, input, jwks));
 }
 
 export async function createActivationIn(
   trx: Transaction<Database>,
   ctx: AppContext,
   input: ActivationInput,
+  jwks: Jwks,
 ): Promise<ActivationView> {
   const at = input.packPointer;
   const refuse = (code: 'reference_not_found' | 'reference_invalid' | 'conflict', path: string, message: string) =>
@@ -48,8 +52,9 @@ export async function createActivationIn(
   const what = `rule pack \`${input.name}@${input.version}\``;
   const row = await readVersion(trx, 'rule_pack', input.name, input.version);
   if (!row) throw refuse('reference_not_found', at, `${what} does not exist`);
-  if (row.state !== 'published') throw refuse('reference_invalid', at, `${what} is ${row.state}: only a published version can be activated`);
-  const doc = await trustedDocument<RulePackDocument>(ctx, 'rule_pack', row);
+  if (row.state !== 'published')
+    throw refuse('reference_invalid', at, `${what} is ${row.state}: only a published version can be activated`);
+  const doc = await trustedDocument<RulePackDocument>(ctx, 'rule_pack', row, jwks);
   for (const ref of doc.dictionaries ?? []) {
     const parsed = parseRef('dictionary', ref);
     const dict = parsed && (await readVersion(trx, 'dictionary', parsed.name, parsed.version));
@@ -60,7 +65,11 @@ export async function createActivationIn(
 
   const { kind, id, principal } = await resolveTarget(trx, input.target);
   if (kind === 'grant' && doc.domain !== 'purchase') {
-    throw refuse('reference_invalid', '/target/grant_id', `${what} is of the \`${doc.domain}\` domain: a grant authorizes purchases, only a \`purchase\` pack applies to it`);
+    throw refuse(
+      'reference_invalid',
+      '/target/grant_id',
+      `${what} is of the \`${doc.domain}\` domain: a grant authorizes purchases, only a \`purchase\` pack applies to it`,
+    );
   }
   let duplicate = trx
     .selectFrom('rule_activations')
@@ -73,7 +82,11 @@ export async function createActivationIn(
   duplicate = id === null ? duplicate.where('target_id', 'is', null) : duplicate.where('target_id', '=', id);
   const existing = await duplicate.executeTakeFirst();
   if (existing) {
-    throw refuse('conflict', at, `${what} is already active for this target in \`${input.mode}\` mode (\`${existing.activation_id}\`)`);
+    throw refuse(
+      'conflict',
+      at,
+      `${what} is already active for this target in \`${input.mode}\` mode (\`${existing.activation_id}\`)`,
+    );
   }
 
   const now = ctx.clock.now().toISOString();
@@ -110,8 +123,15 @@ async function resolveTarget(
   if ('principal_entity_id' in target) {
     const id = target.principal_entity_id;
     const path = '/target/principal_entity_id';
-    const entity = await trx.selectFrom('entities').select(['type', 'state']).where('entity_id', '=', id).executeTakeFirst();
-    if (!entity) throw new AarError('reference_not_found', `principal \`${id}\` does not exist`, { errors: [{ path, message: 'unknown principal' }] });
+    const entity = await trx
+      .selectFrom('entities')
+      .select(['type', 'state'])
+      .where('entity_id', '=', id)
+      .executeTakeFirst();
+    if (!entity)
+      throw new AarError('reference_not_found', `principal \`${id}\` does not exist`, {
+        errors: [{ path, message: 'unknown principal' }],
+      });
     if (entity.type === 'agent' || entity.state !== 'active') {
       throw new AarError('reference_invalid', `\`${id}\` is no active principal`, {
         errors: [{ path, message: `a ${entity.state} ${entity.type}: only an active person or organisation` }],
@@ -120,7 +140,11 @@ async function resolveTarget(
     return { kind: 'principal', id, principal: id };
   }
   const id = target.grant_id;
-  const grant = await trx.selectFrom('grants').select('principal_entity_id').where('grant_id', '=', id).executeTakeFirst();
+  const grant = await trx
+    .selectFrom('grants')
+    .select('principal_entity_id')
+    .where('grant_id', '=', id)
+    .executeTakeFirst();
   if (!grant) {
     throw new AarError('reference_not_found', `grant \`${id}\` does not exist`, {
       errors: [{ path: '/target/grant_id', message: 'unknown grant' }],

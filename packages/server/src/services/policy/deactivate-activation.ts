@@ -14,7 +14,11 @@ import { policyId } from './policy-ids.ts';
 
 export async function deactivateActivation(ctx: AppContext, id: string, actor: string | null): Promise<ActivationView> {
   return ctx.writer.run(async (trx) => {
-    const row = await trx.selectFrom('rule_activations').select([...ACTIVATION_COLUMNS]).where('activation_id', '=', id).executeTakeFirst();
+    const row = await trx
+      .selectFrom('rule_activations')
+      .select([...ACTIVATION_COLUMNS])
+      .where('activation_id', '=', id)
+      .executeTakeFirst();
     if (!row) throw new AarError('not_found', `activation \`${id}\` does not exist`);
     if (row.state !== 'active') return activationView(row);
     return activationView(await deactivateIn(trx, ctx, row, actor, 'rule_activation_deleted'));
@@ -38,8 +42,13 @@ export async function deactivateIn(
     row.target_kind === 'principal'
       ? row.target_id
       : row.target_kind === 'grant'
-        ? ((await trx.selectFrom('grants').select('principal_entity_id').where('grant_id', '=', row.target_id!).executeTakeFirst())
-            ?.principal_entity_id ?? null)
+        ? ((
+            await trx
+              .selectFrom('grants')
+              .select('principal_entity_id')
+              .where('grant_id', '=', row.target_id!)
+              .executeTakeFirst()
+          )?.principal_entity_id ?? null)
         : null;
   await appendEvent(trx, ctx, {
     event_type: ACTIVATION_DEACTIVATED,

@@ -27,7 +27,11 @@ export interface DocumentEventInput {
   actor: string | null;
 }
 
-export async function appendDraftedEvent(trx: Transaction<Database>, ctx: AppContext, e: DocumentEventInput): Promise<void> {
+export async function appendDraftedEvent(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  e: DocumentEventInput,
+): Promise<void> {
   await appendEvent(trx, ctx, {
     event_type: `ns.${e.kind}.drafted`,
     actor_entity_id: e.actor,

@@ -77,6 +77,8 @@ export async function trustedDocument<T = Record<string, unknown>>(
   ctx: AppContext,
   kind: DocumentKind,
   row: Pick<StoredDocumentRow, 'name' | 'version' | 'document' | 'digest' | 'state'>,
+  /** the service's keys, read beforehand: inside a write unit (SQLite: its one connection) no other read may wait */
+  jwks?: Jwks,
 ): Promise<T> {
   const where = `${policyId(kind, row.name)}@${row.version}`;
   const doc = parseDocument(row.document);
@@ -89,7 +91,7 @@ export async function trustedDocument<T = Record<string, unknown>>(
     .update(row.document)
     .digest('base64url');
   if (checked.has(key)) return doc as T;
-  const problem = await storedDocumentProblem(kind, row, (await ctx.keys.jwks()) as Jwks);
+  const problem = await storedDocumentProblem(kind, row, jwks ?? ((await ctx.keys.jwks()) as Jwks));
   if (problem) throw integrityFailure(TABLE_OF[kind], where, problem);
   if (checked.size >= CHECKED_LIMIT) checked.clear();
   checked.add(key);

@@ -10,7 +10,7 @@ export interface DocumentSummary {
   version: string;
   title: string;
   /** rule packs only */
-  domain?: string;
+  domain?: 'purchase' | 'generic';
   state: StoredDocumentRow['state'];
   origin: StoredDocumentRow['origin'];
   /** null for a draft */
@@ -26,7 +26,9 @@ export function summaryOf(kind: DocumentKind, row: StoredDocumentRow): DocumentS
     name: row.name,
     version: row.version,
     title: typeof doc.title === 'string' ? doc.title : '',
-    ...(kind === 'rule_pack' ? { domain: typeof doc.domain === 'string' ? doc.domain : 'purchase' } : {}),
+    ...(kind === 'rule_pack'
+      ? { domain: doc.domain === 'generic' ? ('generic' as const) : ('purchase' as const) }
+      : {}),
     state: row.state,
     origin: row.origin,
     digest: row.digest,

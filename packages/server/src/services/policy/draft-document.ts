@@ -42,8 +42,26 @@ export async function draftDocument(
       });
     }
     if (existing) await updateDocumentRow(trx, kind, name, version, { state: 'draft', document: text, domain, at });
-    else await insertDocumentRow(trx, kind, { name, version, domain, state: 'draft', document: text, digest: null, origin: 'operator', at });
-    await appendDraftedEvent(trx, ctx, { kind, name, version, domain, origin: 'operator', text, actor: actorOf(credential) });
+    else
+      await insertDocumentRow(trx, kind, {
+        name,
+        version,
+        domain,
+        state: 'draft',
+        document: text,
+        digest: null,
+        origin: 'operator',
+        at,
+      });
+    await appendDraftedEvent(trx, ctx, {
+      kind,
+      name,
+      version,
+      domain,
+      origin: 'operator',
+      text,
+      actor: actorOf(credential),
+    });
   });
   const row = await readVersion(ctx.store.db, kind, name, version);
   return summaryOf(kind, row!);

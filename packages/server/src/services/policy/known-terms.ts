@@ -9,7 +9,11 @@ import type { AppContext } from '../../app-context.ts';
 import { trustedDocument } from './document-integrity.ts';
 import { refOf } from './policy-ids.ts';
 
-const VOCABULARIES = { obligationTypes: 'obligation_type', stopConditions: 'stop_condition', taxonomy: 'rule_taxonomy' };
+const VOCABULARIES = {
+  obligationTypes: 'obligation_type',
+  stopConditions: 'stop_condition',
+  taxonomy: 'rule_taxonomy',
+};
 
 /** `publishedOnly`: only published dictionaries and packs count (publish, activation); else drafts too (drafting). */
 export async function knownTerms(ctx: AppContext, publishedOnly: boolean): Promise<Required<KnownPolicyTerms>> {
@@ -28,7 +32,9 @@ export async function knownTerms(ctx: AppContext, publishedOnly: boolean): Promi
     return new Set((doc.terms ?? []).map((t) => t.code));
   };
   return {
-    dictionaries: new Set(dictionaries.filter((d) => counts(d.state)).map((d) => refOf('dictionary', d.name, d.version))),
+    dictionaries: new Set(
+      dictionaries.filter((d) => counts(d.state)).map((d) => refOf('dictionary', d.name, d.version)),
+    ),
     rulePacks: new Set(packs.filter((p) => counts(p.state)).map((p) => refOf('rule_pack', p.name, p.version))),
     obligationTypes: await vocabulary(VOCABULARIES.obligationTypes),
     stopConditions: await vocabulary(VOCABULARIES.stopConditions),

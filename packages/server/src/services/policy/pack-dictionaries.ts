@@ -23,7 +23,9 @@ export async function packDictionaries(
       throw new AarError(
         row ? 'reference_invalid' : 'reference_not_found',
         `dictionary \`${String(ref)}\` is ${row ? `${row.state}, not published` : 'unknown'}`,
-        { errors: [{ path: `/dictionaries/${i}`, message: row ? `${row.state}, not published` : 'unknown dictionary' }] },
+        {
+          errors: [{ path: `/dictionaries/${i}`, message: row ? `${row.state}, not published` : 'unknown dictionary' }],
+        },
       );
     }
     out[parsed.name] = dictionarySnapshot(await trustedDocument<DictionaryDocument>(ctx, 'dictionary', row));

@@ -27,7 +27,8 @@ export function nameOfId(kind: PolicyKind, id: unknown): string | undefined {
 /** A `{name}` path parameter: the name, or the whole id (CONTRACT section 19). 404 for anything else. */
 export function nameParam(kind: PolicyKind, raw: string, pointer = '/params/name'): string {
   const name = raw.startsWith(idPrefix(kind)) ? raw.slice(idPrefix(kind).length) : raw;
-  if (!POLICY_NAME.test(name)) throw fieldError('invalid_id', pointer, `\`${raw}\` is no ${kind.replace('_', ' ')} name`);
+  if (!POLICY_NAME.test(name))
+    throw fieldError('invalid_id', pointer, `\`${raw}\` is no ${kind.replace('_', ' ')} name`);
   return name;
 }
 
@@ -51,8 +52,7 @@ export function parseRef(kind: PolicyKind, ref: unknown): PolicyRef | undefined 
   return name !== undefined && isVersion(version) ? { name, version } : undefined;
 }
 
-export const refOf = (kind: PolicyKind, name: string, version: string): string =>
-  `${policyId(kind, name)}@${version}`;
+export const refOf = (kind: PolicyKind, name: string, version: string): string => `${policyId(kind, name)}@${version}`;
 
 const ACTIVATION_ID = /^ns:rule_activation:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -61,6 +61,7 @@ export const activationId = (uuid: string): string => `ns:rule_activation:${uuid
 /** `ns:rule_activation:<uuid>`, or the bare uuid; `invalid_id` otherwise. */
 export function activationIdParam(raw: string, pointer = '/params/id'): string {
   const id = raw.startsWith('ns:rule_activation:') ? raw : `ns:rule_activation:${raw}`;
-  if (!ACTIVATION_ID.test(id)) throw fieldError('invalid_id', pointer, `\`${raw}\` is no \`ns:rule_activation:<uuid>\``);
+  if (!ACTIVATION_ID.test(id))
+    throw fieldError('invalid_id', pointer, `\`${raw}\` is no \`ns:rule_activation:<uuid>\``);
   return id;
 }

@@ -47,7 +47,11 @@ export async function publishDocument(
 }
 
 /** Validation against published content, and a pack's tests: what publishing (and seeding) requires. */
-export async function checkPublishable(ctx: AppContext, kind: DocumentKind, doc: Record<string, unknown>): Promise<void> {
+export async function checkPublishable(
+  ctx: AppContext,
+  kind: DocumentKind,
+  doc: Record<string, unknown>,
+): Promise<void> {
   assertValidDocument(kind, doc, await knownTerms(ctx, true));
   if (kind !== 'rule_pack') return;
   const pack = doc as unknown as RulePackDocument;
@@ -80,7 +84,12 @@ export async function writePublished(
       at,
     });
   } else {
-    await updateDocumentRow(trx, kind, name, version, { state: 'published', document: signed.text, digest: signed.digest, at });
+    await updateDocumentRow(trx, kind, name, version, {
+      state: 'published',
+      document: signed.text,
+      digest: signed.digest,
+      at,
+    });
   }
   await appendPublishedEvent(trx, ctx, {
     kind,

@@ -25,7 +25,10 @@ export async function retireRulePack(
     const row = await readVersion(trx, 'rule_pack', name, version);
     if (!row) throw new AarError('not_found', `rule pack \`${name}@${version}\` does not exist`);
     if (row.state !== 'published') {
-      throw new AarError('conflict', `rule pack \`${name}@${version}\` is ${row.state}: only a published version is retired`);
+      throw new AarError(
+        'conflict',
+        `rule pack \`${name}@${version}\` is ${row.state}: only a published version is retired`,
+      );
     }
     await updateDocumentRow(trx, 'rule_pack', name, version, { state: 'retired', at: ctx.clock.now().toISOString() });
     const active = await trx

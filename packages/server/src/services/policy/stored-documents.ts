@@ -28,7 +28,17 @@ export interface StoredDocumentRow {
 }
 
 type Db = Kysely<Database> | Transaction<Database>;
-const COLUMNS = ['seq', 'name', 'version', 'state', 'document', 'digest', 'origin', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'seq',
+  'name',
+  'version',
+  'state',
+  'document',
+  'digest',
+  'origin',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** Kysely cannot type a query over a union of tables; the columns read are common to both. */
 const table = (kind: DocumentKind) => TABLE_OF[kind] as 'dictionaries';
@@ -50,7 +60,12 @@ export async function readVersion(
 
 /** Every version of one name, oldest first. */
 export async function readVersions(db: Db, kind: DocumentKind, name: string): Promise<StoredDocumentRow[]> {
-  const rows = await db.selectFrom(table(kind)).select([...COLUMNS]).where('name', '=', name).orderBy('seq').execute();
+  const rows = await db
+    .selectFrom(table(kind))
+    .select([...COLUMNS])
+    .where('name', '=', name)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 
@@ -83,7 +98,11 @@ export interface NewDocumentRow {
   at: string;
 }
 
-export async function insertDocumentRow(trx: Transaction<Database>, kind: DocumentKind, row: NewDocumentRow): Promise<void> {
+export async function insertDocumentRow(
+  trx: Transaction<Database>,
+  kind: DocumentKind,
+  row: NewDocumentRow,
+): Promise<void> {
   const common = {
     name: row.name,
     version: row.version,

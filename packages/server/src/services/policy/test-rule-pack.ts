@@ -43,5 +43,7 @@ export function testsFailed(report: PackTestReport): AarError {
 
 function describe(outcome: { effect?: unknown; reason?: unknown } | undefined): string {
   if (!outcome) return 'nothing';
-  return outcome.reason === undefined ? `\`${String(outcome.effect)}\`` : `\`${String(outcome.effect)}\` (\`${String(outcome.reason)}\`)`;
+  return outcome.reason === undefined
+    ? `\`${String(outcome.effect)}\``
+    : `\`${String(outcome.effect)}\` (\`${String(outcome.reason)}\`)`;
 }

@@ -81,11 +81,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       .addCheckConstraint(`${table}_digest`, sql`(state = 'draft') = (digest is null)`)
       .execute();
   }
-  await db.schema
-    .createIndex('rule_packs_domain')
-    .on('rule_packs')
-    .columns(['domain', 'state', 'seq'])
-    .execute();
+  await db.schema.createIndex('rule_packs_domain').on('rule_packs').columns(['domain', 'state', 'seq']).execute();
 
   await withSeq(db.schema.createTable('rule_activations'), dialect)
     .addColumn('activation_id', 'text', (c) => c.notNull().unique())
@@ -99,8 +95,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('sector_pack', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
-    .addCheckConstraint('rule_activations_target', sql`target_kind in ('deployment', 'principal', 'grant')
-      and (target_kind = 'deployment') = (target_id is null)`)
+    .addCheckConstraint(
+      'rule_activations_target',
+      sql`target_kind in ('deployment', 'principal', 'grant')
+      and (target_kind = 'deployment') = (target_id is null)`,
+    )
     .addCheckConstraint('rule_activations_mode', sql`mode in ('enforce', 'shadow')`)
     .addCheckConstraint('rule_activations_state', sql`state in ('active', 'deactivated')`)
     .execute();
