@@ -2,7 +2,7 @@
  * The reads of the policy API: lists and versions of rule packs and dictionaries, one version's document exactly as
  * stored (a published one only after its bytes are checked: document-integrity.ts), a dictionary term, activations.
  */
-import { AarError, type DictionaryDocument } from '@aar/core';
+import { AarError, type DictionaryDocument, type DictionaryTerm } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { PolicyDocumentState } from '../../store/index.ts';
 import { ACTIVATION_COLUMNS, activationView, type ActivationView } from './activation-view.ts';
@@ -58,7 +58,7 @@ export async function dictionaryTerm(
   name: string,
   code: string,
   version?: string,
-): Promise<{ dictionary_id: string; version: string; term: Record<string, unknown> }> {
+): Promise<{ dictionary_id: string; version: string; term: DictionaryTerm }> {
   const rows = version
     ? [await readVersion(ctx.store.db, 'dictionary', name, version)].filter((r) => r !== undefined)
     : (await readVersions(ctx.store.db, 'dictionary', name)).filter((r) => r.state === 'published');
