@@ -63,7 +63,11 @@ export function BeforeAfterBars({
         </li>
         <li>
           <svg width="12" height="12" aria-hidden="true">
-            <rect width="12" height="12" fill="#3d6fb4" />
+            {label === 'outcome' ? (
+              Object.values(FILL).map((fill, i) => <rect key={fill} x={i * 4} width="4" height="12" fill={fill} />)
+            ) : (
+              <rect width="12" height="12" fill="#3d6fb4" />
+            )}
           </svg>
           With this pack
         </li>

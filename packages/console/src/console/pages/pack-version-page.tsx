@@ -8,11 +8,14 @@ import { StateBadge } from '../parts/state-badge.tsx';
 import { BacktestPanel } from '../policy/backtest-panel.tsx';
 import { getPackVersion, listActivations, testPackVersion } from '../policy/policy-api.ts';
 import { href } from '../router.ts';
-import { useSession } from '../session.tsx';
+import { may, useSession } from '../session.tsx';
 import { useApi } from '../use-api.ts';
 
 export function PackVersionPage({ name, version }: { name: string; version: string }) {
-  const { api } = useSession();
+  const session = useSession();
+  const { api } = session;
+  // tests and backtests are for administrators and auditors (a backtest reads everyone's decisions)
+  const mayRun = may(session, 'auditor');
   const pack = useApi(() => getPackVersion(api, name, version), [name, version]);
   return (
     <>
@@ -73,8 +76,8 @@ export function PackVersionPage({ name, version }: { name: string; version: stri
                 </div>
               )}
             </section>
-            <PackTests name={name} version={version} declared={p.document.tests?.length ?? 0} />
-            <BacktestPanel name={name} version={version} />
+            {mayRun && <PackTests name={name} version={version} declared={p.document.tests?.length ?? 0} />}
+            {mayRun && <BacktestPanel name={name} version={version} />}
           </>
         )}
       </LoadState>

@@ -12,7 +12,8 @@ import { useApi } from '../use-api.ts';
 import { PackVersionPage } from './pack-version-page.tsx';
 
 export function RulePacksPage({ name, version }: { name: string | undefined; version: string | undefined }) {
-  if (name && version) return <PackVersionPage name={name} version={version} />;
+  // keyed: another version is another page (no backtest or test state carried over)
+  if (name && version) return <PackVersionPage key={`${name}@${version}`} name={name} version={version} />;
   if (name) return <PackVersions name={name} />;
   return <PackList />;
 }

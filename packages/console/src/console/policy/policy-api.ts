@@ -124,7 +124,7 @@ export function compareVersionsDesc(a: string, b: string): number {
 export function readPackVersion(raw: unknown): PackVersionSummary {
   const row = obj(raw);
   const doc = obj(row.document);
-  const packId = str(row.pack_id, str(doc.pack_id, `ns:rule_pack:${str(row.name)}`));
+  const packId = str(row.pack_id, str(row.id, str(doc.pack_id, `ns:rule_pack:${str(row.name)}`)));
   return {
     name: str(row.name, nameOf(packId)),
     pack_id: packId,
@@ -210,8 +210,18 @@ export function readPackVersionBody(raw: unknown): PackVersion {
   return { ...readPackVersion({ ...body, document }), document };
 }
 
+/**
+ * The version's document (served as the exact stored bytes) with its state, origin and digest from the pack's
+ * versions list (the document itself does not carry them).
+ */
 export async function getPackVersion(api: ApiClient, name: string, version: string): Promise<PackVersion> {
-  return readPackVersionBody(await api.get<unknown>(`/v1/rule-packs/${enc(name)}/versions/${enc(version)}`));
+  const [body, versions] = await Promise.all([
+    api.get<unknown>(`/v1/rule-packs/${enc(name)}/versions/${enc(version)}`),
+    packVersions(api, name),
+  ]);
+  const read = readPackVersionBody(body);
+  const row = versions.find((v) => v.version === read.version);
+  return row ? { ...read, state: row.state, origin: row.origin, digest: row.digest, updated_at: row.updated_at } : read;
 }
 
 function outcomeText(raw: unknown): string {
@@ -326,7 +336,7 @@ export async function getBacktest(api: ApiClient, id: string): Promise<Backtest>
 export function readDictionarySummary(raw: unknown): DictionarySummary {
   const row = obj(raw);
   const doc = obj(row.document);
-  const id = str(row.dictionary_id, str(doc.dictionary_id, `ns:dictionary:${str(row.name)}`));
+  const id = str(row.dictionary_id, str(row.id, str(doc.dictionary_id, `ns:dictionary:${str(row.name)}`)));
   const terms = Array.isArray(doc.terms) ? doc.terms.length : Array.isArray(row.terms) ? row.terms.length : null;
   return {
     name: str(row.name, nameOf(id)),
@@ -354,8 +364,20 @@ export function readDictionaryBody(raw: unknown): DictionaryDocument {
   return obj(newest?.document) as unknown as DictionaryDocument;
 }
 
+/**
+ * A dictionary's newest published version (else its newest), as a document: `GET /v1/dictionaries/{name}` lists the
+ * versions, `…/versions/{version}` serves the document.
+ */
 export async function getDictionary(api: ApiClient, name: string): Promise<DictionaryDocument> {
-  return readDictionaryBody(await api.get<unknown>(`/v1/dictionaries/${enc(name)}`));
+  const body = await api.get<unknown>(`/v1/dictionaries/${enc(name)}`);
+  const direct = readDictionaryBody(body);
+  if (Array.isArray(direct.terms)) return direct;
+  const versions = arr(obj(body).versions)
+    .map(readDictionarySummary)
+    .sort((a, b) => compareVersionsDesc(a.version, b.version));
+  const chosen = versions.find((v) => v.state === 'published') ?? versions[0];
+  if (!chosen) return direct;
+  return readDictionaryBody(await api.get<unknown>(`/v1/dictionaries/${enc(name)}/versions/${enc(chosen.version)}`));
 }
 
 /** Terms whose code, label or any attribute's text contains the query (case-insensitive). */
@@ -384,6 +406,15 @@ export function readSectorPack(raw: unknown): SectorPackDocument & { state: stri
   };
 }
 
+/** The list names each sector pack; its scope templates and dictionaries are in its document (`GET …/{name}`). */
 export async function listSectorPacks(api: ApiClient): Promise<(SectorPackDocument & { state: string })[]> {
-  return (await readAll<unknown>(api, '/v1/sector-packs')).map(readSectorPack);
+  const rows = await readAll<unknown>(api, '/v1/sector-packs');
+  return Promise.all(
+    rows.map(async (row) => {
+      const summary = readSectorPack(row);
+      const name = str(obj(row).name, nameOf(summary.sector_pack_id));
+      if (summary.scope_templates.length > 0 || !name) return summary;
+      return { ...readSectorPack(await api.get<unknown>(`/v1/sector-packs/${enc(name)}`)), state: summary.state };
+    }),
+  );
 }
