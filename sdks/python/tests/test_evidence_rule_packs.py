@@ -102,17 +102,28 @@ def test_an_evidence_pack_without_a_policy_set_has_no_such_check():
 @pytest.mark.skipif(not WITH_RULE_PACKS.exists(), reason="NOTICE: vectors/evidence-pack-with-rule-packs.json absent")
 def test_the_service_evidence_pack_with_rule_packs_verifies_and_replays_offline():
     vector = load(WITH_RULE_PACKS)
-    pack, jwks = vector["pack"], vector["jwks"]
+    pack, jwks, want = vector["input"]["pack"], vector["input"]["jwks"], vector["want"]
     result = verify_evidence_pack(pack, jwks)
-    assert result.failure() is None and result.valid
-    assert policy_check(result) == {"check": "policy_set", "valid": True}
+    assert result.failure() is None and result.valid is want["valid"] is True
+    assert [c["check"] for c in result.checks] == ["pack_signature", "decision_map_signature", "bindings", "audit_entry",
+                                                   "record_digest", "inclusion_proof", "checkpoint", "policy_set",
+                                                   "replay"]
     assert result.replay_decision["matches"]
-    assert result.replay_decision["reason"] == pack["decision"]["reason"]
-    assert pack["snapshot"]["policy_set"]["packs"], "the vector carries at least one rule pack"
-    # editing a rule of the recorded pack breaks its signature: replay cannot be steered by the pack's holder
+    assert (result.replay_decision["decision"], result.replay_decision["reason"]) == (want["decision"], want["reason"])
+    assert pack["engine_version"] == "aar-decide/1.3.0"
+    assert [p["document"]["pack_id"] for p in pack["snapshot"]["policy_set"]["packs"]] == want["policy_packs"]
+    # the pack's holder cannot steer replay: an edited rule breaks the pack's signature, facts that no longer match
+    # make replay disagree with the recorded deny
     edited = copy.deepcopy(pack)
     edited["snapshot"]["policy_set"]["packs"][0]["document"]["title"] += " (edited)"
-    assert not verify_evidence_pack(edited, jwks).valid
+    assert policy_check(verify_evidence_pack(edited, jwks))["failure"] == "policy_signature_invalid"
+    calmer = copy.deepcopy(pack)
+    calmer["snapshot"]["facts"]["counters"] = {k: (0 if isinstance(v, int) and not isinstance(v, bool) else v)
+                                               for k, v in calmer["snapshot"]["facts"]["counters"].items()}
+    calm = verify_evidence_pack(calmer, jwks)
+    failed = {c["check"]: c["failure"] for c in calm.checks if not c["valid"]}
+    assert failed["pack_signature"] == "signature_mismatch" and failed["replay"] == "replay_mismatch"
+    assert calm.replay_decision["decision"] == "allow_with_constraints"
 
 
 def test_replay_accepts_engine_1_3_0_and_compares_the_rule_decision():
