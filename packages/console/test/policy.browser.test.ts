@@ -170,6 +170,8 @@ describe.runIf(browserAvailable)('policy packs in the console (Chromium)', () =>
       "the principal's purchases in the last hour is at least 5",
     );
     await expect(packs.getByTestId('matched-rules').textContent()).resolves.toContain('hourly_count');
+    // the counters the server recorded for the rule: five purchases before this one
+    await expect(packs.getByTestId('facts-read').textContent()).resolves.toContain('5 in the last hour');
     await expect(page.locator('[data-node="policy"]').textContent()).resolves.toContain('Stopped here');
     await checkPageAtBothWidths(page, 'console-decision-packs');
   });

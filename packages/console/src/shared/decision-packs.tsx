@@ -6,6 +6,7 @@
  * decision page (packs linked to their pages) and the simulator (no links: it is public and signed out).
  */
 import type {
+  DecisionFacts,
   DecisionMapNode,
   PolicySetSnapshot,
   Rule,
@@ -27,7 +28,7 @@ export interface DecisionPackInputs {
   reason: string;
   diagnostics: { rules?: RuleDiagnostic[] };
   shadow?: ShadowOutcome[];
-  snapshot?: { policy_set?: PolicySetSnapshot };
+  snapshot?: { policy_set?: PolicySetSnapshot; facts?: DecisionFacts };
   result?: { shadow?: ShadowOutcome[] };
 }
 
@@ -108,6 +109,7 @@ export function DecisionPacks({
           <p class="muted">The built-in checks decided; the packs did not change this outcome.</p>
         )
       )}
+      {record.snapshot?.facts && <FactsRead facts={record.snapshot.facts} />}
       {matched.length > 0 && (
         <>
           <h3>Rules that matched</h3>
@@ -172,5 +174,42 @@ export function DecisionPacks({
         </>
       )}
     </section>
+  );
+}
+
+/** The facts the rules read, as the snapshot recorded them (the server counted them when the decision was made). */
+function FactsRead({ facts }: { facts: DecisionFacts }) {
+  const c = facts.counters;
+  const t = facts.local_time;
+  return (
+    <>
+      <h3>Facts the rules read</h3>
+      <dl class="facts" data-testid="facts-read">
+        {c && (
+          <>
+            <dt>Purchases</dt>
+            <dd>
+              {c.purchases_1h} in the last hour, {c.purchases_24h} in 24 hours (this agent: {c.agent_purchases_1h} and{' '}
+              {c.agent_purchases_24h})
+            </dd>
+            <dt>Spend</dt>
+            <dd>
+              {c.spend_24h_minor} minor units in 24 hours, {c.spend_30d_minor} in 30 days
+            </dd>
+            <dt>New merchant</dt>
+            <dd>{c.merchant_first_purchase ? 'yes: first purchase here' : 'no'}</dd>
+          </>
+        )}
+        {t && (
+          <>
+            <dt>Local time</dt>
+            <dd>
+              {t.date} {String(t.hour).padStart(2, '0')}:{String(t.minute).padStart(2, '0')} ({t.zone}, weekday{' '}
+              {t.weekday})
+            </dd>
+          </>
+        )}
+      </dl>
+    </>
   );
 }

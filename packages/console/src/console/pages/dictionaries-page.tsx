@@ -39,8 +39,7 @@ function DictionaryList() {
                       <th scope="col">Dictionary</th>
                       <th scope="col">Version</th>
                       <th scope="col">State</th>
-                      <th scope="col">Terms</th>
-                      <th scope="col">Source</th>
+                      <th scope="col">Origin</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -56,8 +55,7 @@ function DictionaryList() {
                         <td>
                           <StateBadge state={d.state} />
                         </td>
-                        <td>{d.terms ?? '—'}</td>
-                        <td>{d.source}</td>
+                        <td>{d.origin}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -86,7 +86,7 @@ export interface DictionarySummary {
   title: string;
   source: string;
   state: string;
-  terms: number | null;
+  origin: string;
 }
 
 type Json = Record<string, unknown>;
@@ -337,7 +337,6 @@ export function readDictionarySummary(raw: unknown): DictionarySummary {
   const row = obj(raw);
   const doc = obj(row.document);
   const id = str(row.dictionary_id, str(row.id, str(doc.dictionary_id, `ns:dictionary:${str(row.name)}`)));
-  const terms = Array.isArray(doc.terms) ? doc.terms.length : Array.isArray(row.terms) ? row.terms.length : null;
   return {
     name: str(row.name, nameOf(id)),
     dictionary_id: id,
@@ -345,7 +344,7 @@ export function readDictionarySummary(raw: unknown): DictionarySummary {
     title: str(row.title, str(doc.title, nameOf(id))),
     source: str(row.source, str(doc.source, '—')),
     state: str(row.state, 'published'),
-    terms: typeof row.term_count === 'number' ? row.term_count : terms,
+    origin: str(row.origin, '—'),
   };
 }
 
