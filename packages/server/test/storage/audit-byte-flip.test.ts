@@ -280,6 +280,14 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     body: JSON.stringify({ id: 'flip-shop', display_name: 'Flip', category: '5411', jurisdiction: 'DE' }),
   });
   expect(idempotent.status).toBe(201);
+  // policy content: the shipped packs and dictionaries are seeded at start; an activation of one (shadow: no decision
+  // above changes)
+  await must('POST', '/v1/rule-activations', {
+    pack_id: 'ns:rule_pack:velocity',
+    version: '1.0.0',
+    target: { deployment: true },
+    mode: 'shadow',
+  });
   await must('POST', `/v1/grants/${leaf}/revoke`);
   await must('POST', '/v1/entities', { type: 'person', id: 'eve', display_name: 'Eve' });
   await must('DELETE', '/v1/entities/ns:entity:person:eve');

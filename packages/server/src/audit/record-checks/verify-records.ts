@@ -25,6 +25,7 @@ import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
 import { checkMerchants } from './check-merchants.ts';
+import { checkPolicyContent } from './check-policy-content.ts';
 import { checkRevocations } from './check-revocations.ts';
 import { checkRiskStates } from './check-risk-states.ts';
 import { checkSpendCounters } from './check-spend-counters.ts';
@@ -62,5 +63,7 @@ export async function verifyRecords(
   await checkEntities(db, findings, pageSize);
   await checkCardTokens(db, findings, pageSize);
   await checkMerchants(db, findings, pageSize);
+  // what decisions are narrowed by: rule packs, dictionaries, activations (every run, all rows)
+  await checkPolicyContent(db, findings, jwks, pageSize);
   return findings;
 }
