@@ -195,10 +195,16 @@ describe.runIf(browserAvailable)('policy packs in the console (Chromium)', () =>
     await checkPageAtBothWidths(page, 'console-dictionary-terms');
   });
 
-  it('lists the sector packs', async () => {
+  it('lists the sector packs with their rule packs, scope templates and dictionaries', async () => {
     await nav('Sector packs');
-    await page.getByRole('heading', { name: 'Sector packs', level: 1 }).waitFor();
-    await page.locator('[data-testid="sector-packs"], main p.muted').first().waitFor();
+    const groceries = page.getByTestId('sector-packs').locator('[data-sector="groceries"]');
+    await groceries.waitFor();
+    // the list names the packs; the scope templates come from each sector pack's own document
+    await expect(groceries.textContent()).resolves.toContain('weekly_shop');
+    await expect(
+      groceries.getByRole('link', { name: 'ns:rule_pack:velocity@1.0.0' }).getAttribute('href'),
+    ).resolves.toBe('#/rule-packs/velocity/1.0.0');
+    await expect(groceries.textContent()).resolves.toContain('ns:dictionary:restricted_basket_category@1.0.0');
     await checkPageAtBothWidths(page, 'console-sector-packs');
   });
 

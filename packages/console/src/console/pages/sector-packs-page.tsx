@@ -79,7 +79,10 @@ export function SectorPacksPage() {
                         <ul>
                           {s.scope_templates.map((t) => (
                             <li key={t.name}>
-                              <strong>{t.name}</strong> <code>{JSON.stringify(t.scope)}</code>
+                              <details>
+                                <summary>{t.name}</summary>
+                                <pre class="rule-json">{JSON.stringify(t.scope, null, 2)}</pre>
+                              </details>
                             </li>
                           ))}
                         </ul>
