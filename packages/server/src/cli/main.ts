@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   'verify-pack': async () => (await import('./verify-pack-command.ts')).registerVerifyPackCommand,
   'verify-bundle': async () => (await import('./verify-bundle-command.ts')).registerVerifyBundleCommand,
   conformance: async () => (await import('./conformance-command.ts')).registerConformanceCommand,
+  'rule-packs': async () => (await import('./rule-packs-command.ts')).registerRulePackCommands,
 };
 
 const VERSION_FLAGS = new Set(['-V', '--version']);
