@@ -66,6 +66,9 @@ export async function dictionaryRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'Every dictionary version, in storage order',
       operationId: 'listDictionaries',
+      description:
+        'The shipped dictionaries (seeded at start, origin `shipped`) and operators’ own, every version, filtered by ' +
+        '`state`, a page at a time.',
       querystring: Type.Object(
         { ...pageQueryProperties, state: Type.Optional(DocumentState) },
         { additionalProperties: false },
@@ -85,6 +88,7 @@ export async function dictionaryRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'The versions of one dictionary',
       operationId: 'getDictionaryVersions',
+      description: 'Every version of the dictionary, oldest first, with its state, origin and digest.',
       params: NameParams,
       response: { 200: DocumentVersions },
     },
@@ -97,6 +101,10 @@ export async function dictionaryRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'One dictionary version: the document exactly as stored (signed once published)',
       operationId: 'getDictionaryVersion',
+      description:
+        'The `ns.dictionary.v1` document: a draft as given, a published version as the exact signed RFC 8785 bytes ' +
+        '(checked first: an edited row is refused with 503 `audit_unavailable`). Headers `aar-policy-state`, ' +
+        '`aar-policy-origin`, `etag` (the digest).',
       params: VersionParams,
       response: { 200: AnyDocument('ns.dictionary.v1') },
     },
@@ -115,7 +123,9 @@ export async function dictionaryRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'Publish a draft dictionary: signed by the service, immutable',
       operationId: 'publishDictionary',
-      description: 'Records `ns.dictionary.published`.',
+      description:
+        'Validates the draft again, signs it (CONTRACT section 4) and stores exactly the signed bytes with their ' +
+        '`digest`; a published version never changes. Records `ns.dictionary.published`.',
       params: VersionParams,
       response: { 200: DocumentSummary },
     },
@@ -128,6 +138,9 @@ export async function dictionaryRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'One term of the latest published version of a dictionary',
       operationId: 'getDictionaryTerm',
+      description:
+        'The term `code` of the latest published version (or of `version`), with its label and attributes. 404 for ' +
+        'an unknown term.',
       params: TermParams,
       querystring: Type.Object(
         {

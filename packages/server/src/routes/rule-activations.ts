@@ -71,6 +71,9 @@ export async function ruleActivationRoutes(app: FastifyInstance, ctx: AppContext
       tags,
       summary: 'Activations, in creation order',
       operationId: 'listRuleActivations',
+      description:
+        'Every activation (filter by `state`, a principal, a pack), a page at a time, with its target, mode and ' +
+        'the sector pack that made it.',
       querystring: ListQuery,
       response: { 200: pageSchema(Activation) },
     },

@@ -101,6 +101,8 @@ export async function rulePackRoutes(app: FastifyInstance, ctx: AppContext): Pro
       tags,
       summary: 'The versions of one rule pack',
       operationId: 'getRulePackVersions',
+      description:
+        'Every version of the pack, oldest first, with its state, origin and digest. 404 for a name without one.',
       params: NameParams,
       response: { 200: DocumentVersions },
     },

@@ -54,6 +54,9 @@ export async function sectorPackRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'The sector packs shipped with this release',
       operationId: 'listSectorPacks',
+      description:
+        'Sector packs are data of the release (packages/server/policy/sector-packs): each with the rule packs it ' +
+        'names and its digest. One naming a sector pack (a cycle) or malformed is left out.',
       response: { 200: Type.Object({ items: Type.Array(SectorPackItem) }, { additionalProperties: false }) },
     },
     handler: async () => ({
@@ -75,6 +78,7 @@ export async function sectorPackRoutes(app: FastifyInstance, ctx: AppContext): P
       tags,
       summary: 'One sector pack, signed by the service',
       operationId: 'getSectorPack',
+      description: 'The `ns.sector_pack.v1` document, signed by the service (CONTRACT section 4).',
       params: NameParams,
       response: { 200: AnyDocument('ns.sector_pack.v1') },
     },
