@@ -17,6 +17,7 @@ import type { Benchmark, BenchReport } from './lib/bench-report.ts';
 import { describeMachine, formatMachine } from './lib/describe-machine.ts';
 import { formatTextTable } from './lib/format-table.ts';
 import { revocationCascade } from './revocation-cascade.ts';
+import { rulePacks } from './rule-packs.ts';
 import { webhookDelivery } from './webhook-delivery.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -27,6 +28,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   revocationCascade,
   cliStartup,
   webhookDelivery,
+  rulePacks,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
