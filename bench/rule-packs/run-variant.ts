@@ -17,7 +17,7 @@ export interface VariantOptions {
   round: RoundShape;
   /** untimed closed-loop requests after each switch (caches refill at the new grant version) */
   settleRequests: number;
-  /** untimed requests before the first round, half with 50 rules, half with none */
+  /** untimed requests before the first round, shared by the rule counts the rounds use */
   warmupRequests: number;
 }
 
@@ -57,9 +57,15 @@ export async function runVariant(variant: RuleVariant, options: VariantOptions):
         localTime: variant === 'facts' && rulesCount > 0,
       });
     const untimed = (n: number): RoundShape => ({ ...options.round, amount: n, maxSeconds: 30 });
-    for (const count of [50, 0] as const) {
+    // every count the rounds use, most rules first (the JIT sees each path before the clock starts)
+    const counts = ([50, 10, 0] as const).filter((count) => options.schedule.includes(count));
+    for (const count of counts) {
       await rules.set(count);
-      await round(count, `${variant} warm-up, ${count} rules`, untimed(options.warmupRequests / 2));
+      await round(
+        count,
+        `${variant} warm-up, ${count} rules`,
+        untimed(Math.ceil(options.warmupRequests / counts.length)),
+      );
     }
     const rounds: VariantRuns['rounds'] = [];
     for (const [k, count] of options.schedule.entries()) {
