@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_GUARDS } from '../../src/store/migrations/0014-connectors-and-listings.ts';
+import { POLICY_GUARDS } from '../../src/store/migrations/0017-policy-content.ts';
 import {
   ATTESTATIONS_GUARD,
   AUDIT_GUARDED,
@@ -28,6 +29,7 @@ const GUARDS: readonly GuardedTable[] = [
   ATTESTATIONS_GUARD,
   CONFORMANCE_RUNS_GUARD,
   ...LISTING_GUARDS,
+  ...POLICY_GUARDS,
 ];
 
 describe('SQLite update guards', () => {

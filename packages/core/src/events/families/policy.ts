@@ -30,7 +30,6 @@ const versioned = (kind: string, what: string) => ({
   description: `${what}, \`ns:${kind}:<name>@<version>\``,
   pattern: `^ns:${kind}:${NAME}@${VERSION}$`,
 });
-const ACTOR = 'sometimes' as const;
 
 export const RULE_PACK_EVENTS = [
   defineEventType({
@@ -53,11 +52,12 @@ export const RULE_PACK_EVENTS = [
     event_type: 'ns.rule_pack.published',
     description:
       'a rule pack version is published: its tests passed, it is signed by the service and immutable from now on ' +
-      '(`POST /v1/rule-packs/{name}/versions/{version}/publish`, or a shipped pack seeded at start, with no actor)',
+      '(`POST /v1/rule-packs/{name}/versions/{version}/publish`); the shipped packs seeded at start are data of the ' +
+      'release and emit none',
     subject_ref: versioned('rule_pack', 'the pack version'),
-    reason_codes: ['rule_pack_published', 'shipped_content_seeded'],
+    reason_codes: ['rule_pack_published'],
     principal_entity_id: 'never',
-    actor_entity_id: ACTOR,
+    actor_entity_id: 'always',
     data_schema: closedObject({
       pack_id: PACK_ID,
       version: SEMVER,
@@ -142,11 +142,11 @@ export const DICTIONARY_EVENTS = [
     event_type: 'ns.dictionary.published',
     description:
       'a dictionary version is published, signed by the service and immutable (`POST /v1/dictionaries/{name}/' +
-      'versions/{version}/publish`, or a shipped dictionary seeded at start, with no actor)',
+      'versions/{version}/publish`); the shipped dictionaries seeded at start are data of the release and emit none',
     subject_ref: versioned('dictionary', 'the dictionary version'),
-    reason_codes: ['dictionary_published', 'shipped_content_seeded'],
+    reason_codes: ['dictionary_published'],
     principal_entity_id: 'never',
-    actor_entity_id: ACTOR,
+    actor_entity_id: 'always',
     data_schema: closedObject({
       dictionary_id: DICTIONARY_ID,
       version: SEMVER,

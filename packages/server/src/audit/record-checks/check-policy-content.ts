@@ -4,7 +4,8 @@
  * - a rule pack or dictionary version is what its LATEST `ns.<kind>.drafted` / `.published` / `.retired` event says:
  *   its state, the SHA-256 of its stored bytes (`document_digest`, of the drafted or published event), its `digest`
  *   and origin; a published or retired document must verify with the service's keys and restate its row (id,
- *   version, domain);
+ *   version, domain). Shipped content is seeded without an event (data of the release, seed-policy-content.ts): a
+ *   `shipped` row is anchored by the service's signature alone until an act (a retirement) adds an event;
  * - an activation is what its `ns.rule_activation.created` event says (chained-activation.ts, the same rule authorize
  *   applies), `deactivated` exactly when it has an `ns.rule_activation.deactivated` event, and every created event has
  *   its row (a deleted activation, which authorize cannot see, is found here).
@@ -80,6 +81,11 @@ async function checkDocuments(
       const record = { table, id: ref };
       const list = events.get(ref) ?? [];
       const last = list[list.length - 1];
+      if (!last && row.origin === 'shipped') {
+        const problem = await documentProblem(kind, row, [], jwks);
+        if (problem) findings.fail({ ...problem, record });
+        continue;
+      }
       const entry = last && entries.get(last.audit_ref);
       if (!last || !entry) {
         if (!last || !(await existsBeyond(db, last.audit_ref, findings.size))) {
@@ -106,16 +112,21 @@ async function documentProblem(
   events: readonly StoredEvent[],
   jwks: Jwks,
 ): Promise<Problem | undefined> {
-  const last = events[events.length - 1]!;
-  const state = last.event_type.slice(last.event_type.lastIndexOf('.') + 1);
+  const last = events[events.length - 1];
+  const state = last ? last.event_type.slice(last.event_type.lastIndexOf('.') + 1) : 'published';
   const expectedState = state === 'drafted' ? 'draft' : state;
   if (row.state !== expectedState) return { reason: 'record_mismatch', detail: 'state' };
-  // the bytes: of the draft (its drafted event) or of the published document (its published event)
+  // the bytes: of the draft (its drafted event) or of the published document (its published event); shipped content
+  // has neither (seeded without an event): its signature below is what vouches for it
   const written = [...events].reverse().find((e) => !e.event_type.endsWith('.retired'));
-  if (!written || written.data.document_digest !== digestOfCanonical(row.document)) {
-    return { reason: 'record_digest_mismatch', detail: 'document' };
+  if (written) {
+    if (written.data.document_digest !== digestOfCanonical(row.document)) {
+      return { reason: 'record_digest_mismatch', detail: 'document' };
+    }
+    if (row.origin !== written.data.origin) return { reason: 'record_mismatch', detail: 'origin' };
+  } else if (row.origin !== 'shipped' || row.state === 'draft') {
+    return { reason: 'record_unanchored', detail: 'origin' };
   }
-  if (row.origin !== written.data.origin) return { reason: 'record_mismatch', detail: 'origin' };
   const doc = parseDocument(row.document);
   if (!doc) return { reason: 'record_digest_mismatch', detail: 'document' };
   const idColumn = kind === 'rule_pack' ? 'pack_id' : 'dictionary_id';
@@ -123,11 +134,11 @@ async function documentProblem(
     return { reason: 'record_mismatch', detail: row[idColumn] !== policyId(kind, row.name) ? idColumn : 'name' };
   }
   if (doc.version !== row.version) return { reason: 'record_mismatch', detail: 'version' };
-  if (kind === 'rule_pack' && (row.domain !== doc.domain || row.domain !== written.data.domain)) {
+  if (kind === 'rule_pack' && (row.domain !== doc.domain || (written && row.domain !== written.data.domain))) {
     return { reason: 'record_mismatch', detail: 'domain' };
   }
   if (row.state === 'draft') return row.digest === null ? undefined : { reason: 'record_mismatch', detail: 'digest' };
-  if (row.digest !== last.data.digest) return { reason: 'record_mismatch', detail: 'digest' };
+  if (last && row.digest !== last.data.digest) return { reason: 'record_mismatch', detail: 'digest' };
   const stored = await storedDocumentProblem(kind, row, jwks);
   if (stored === 'document') return { reason: 'record_signature_invalid', detail: 'document' };
   if (stored) return { reason: 'record_mismatch', detail: stored };

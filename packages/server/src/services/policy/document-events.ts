@@ -51,14 +51,14 @@ export async function appendDraftedEvent(
 export async function appendPublishedEvent(
   trx: Transaction<Database>,
   ctx: AppContext,
-  e: DocumentEventInput & { digest: string; shipped: boolean },
+  e: DocumentEventInput & { digest: string },
 ): Promise<void> {
   await appendEvent(trx, ctx, {
     event_type: `ns.${e.kind}.published`,
     actor_entity_id: e.actor,
     principal_entity_id: null,
     subject_ref: refOf(e.kind, e.name, e.version),
-    reason_code: e.shipped ? 'shipped_content_seeded' : `${e.kind}_published`,
+    reason_code: `${e.kind}_published`,
     data: {
       [ID_MEMBER[e.kind]]: policyId(e.kind, e.name),
       version: e.version,

@@ -41,7 +41,7 @@ export async function publishDocument(
     if (!now || now.state !== 'draft' || now.document !== row.document) {
       throw new AarError('conflict', `${what} changed while it was being published: try again`);
     }
-    await writePublished(trx, ctx, kind, signed, { actor: actorOf(credential), origin: row.origin, shipped: false });
+    await writePublished(trx, ctx, kind, signed, { actor: actorOf(credential), origin: row.origin });
   });
   return summaryOf(kind, (await readVersion(ctx.store.db, kind, name, version))!);
 }
@@ -59,13 +59,16 @@ export async function checkPublishable(
   if (report.failed > 0) throw testsFailed(report);
 }
 
-/** Stores a signed document as published (a draft row moved on, or a new row for shipped content) with its event. */
+/**
+ * Stores a signed document as published: a draft row moved on, with its `ns.<kind>.published` event; or (`insert`)
+ * a new row of shipped content, which is data of the release and has no event (seed-policy-content.ts).
+ */
 export async function writePublished(
   trx: Transaction<Database>,
   ctx: AppContext,
   kind: DocumentKind,
   signed: SignedPolicyDocument,
-  how: { actor: string | null; origin: 'shipped' | 'operator'; shipped: boolean; insert?: boolean },
+  how: { actor: string | null; origin: 'shipped' | 'operator'; insert?: boolean },
 ): Promise<void> {
   const doc = signed.document;
   const name = String(kind === 'rule_pack' ? doc.pack_id : doc.dictionary_id).replace(/^ns:[a-z_]+:/, '');
@@ -73,7 +76,7 @@ export async function writePublished(
   const domain = kind === 'rule_pack' ? (doc.domain as 'purchase' | 'generic') : undefined;
   const at = ctx.clock.now().toISOString();
   if (how.insert) {
-    await insertDocumentRow(trx, kind, {
+    return insertDocumentRow(trx, kind, {
       name,
       version,
       domain,
@@ -83,14 +86,13 @@ export async function writePublished(
       origin: how.origin,
       at,
     });
-  } else {
-    await updateDocumentRow(trx, kind, name, version, {
-      state: 'published',
-      document: signed.text,
-      digest: signed.digest,
-      at,
-    });
   }
+  await updateDocumentRow(trx, kind, name, version, {
+    state: 'published',
+    document: signed.text,
+    digest: signed.digest,
+    at,
+  });
   await appendPublishedEvent(trx, ctx, {
     kind,
     name,
@@ -100,6 +102,5 @@ export async function writePublished(
     text: signed.text,
     digest: signed.digest,
     actor: how.actor,
-    shipped: how.shipped,
   });
 }

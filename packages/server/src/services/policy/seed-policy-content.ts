@@ -1,8 +1,11 @@
 /**
  * Seeds the shipped dictionaries and rule packs at start (runtime.ts), idempotently: each one missing from the store
- * is inserted as published, signed by the service, origin `shipped`, with its `ns.<kind>.published` event (reason
- * `shipped_content_seeded`, no actor) and audit entry; nothing present is touched (a release's new content appears on
- * its first start). Dictionaries first, then packs (a pack is checked against published dictionaries and its tests
+ * is inserted as published, signed by the service, origin `shipped`; nothing present is touched (a release's new
+ * content appears on its first start). No event and no audit entry, as for the reference listings: the shipped content
+ * is data of the release, not an act of anyone on this deployment (and a new deployment's log stays empty until
+ * something happens on it); each row is anchored by the service's signature made when it was written, which readers
+ * and `GET /v1/audit/verify` check (check-policy-content.ts). Publishing, retiring and activating it are acts, with
+ * their events. Dictionaries first, then packs (a pack is checked against published dictionaries and its tests
  * must pass, exactly as a publication). Sector packs are not stored: they are read from the release
  * (sector-packs.ts).
  * Several instances starting together on one PostgreSQL: each seeding transaction first takes a transaction-scoped
@@ -54,7 +57,7 @@ export async function seedPolicyContent(ctx: AppContext, folder: URL = policyFol
         for (const doc of signed) {
           const { name, version } = identify(kind, doc.document);
           if (await readVersion(trx, kind, name!, version!)) continue; // another instance seeded it first
-          await writePublished(trx, ctx, kind, doc, { actor: null, origin: 'shipped', shipped: true, insert: true });
+          await writePublished(trx, ctx, kind, doc, { actor: null, origin: 'shipped', insert: true });
           out.push(refOf(kind, name!, version!));
         }
         return out;
