@@ -152,6 +152,28 @@ describe.each(dialects)('rule packs over HTTP on %s', (dialect) => {
     ).toBe(404);
   });
 
+  it('answers a retried activation with its Idempotency-Key once, activating once', async () => {
+    expect((await call('POST', '/v1/rule-packs', testPack('idempotent'))).status).toBe(201);
+    expect((await call('POST', '/v1/rule-packs/idempotent/versions/1.0.0/publish')).status).toBe(200);
+    const send = () =>
+      fetch(`${base}/v1/rule-activations`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'activate-idempotent-1',
+        },
+        body: JSON.stringify({ pack_id: 'idempotent', version: '1.0.0', target: { deployment: true }, mode: 'shadow' }),
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(await first.text());
+    expect((await call('GET', '/v1/rule-activations?pack=idempotent')).body.items).toHaveLength(1);
+  });
+
   it('drafts and publishes a dictionary a pack then reads', async () => {
     expect((await call('POST', '/v1/dictionaries', testDictionary('colours'))).status).toBe(201);
     const pack = testPack('dictpack', {
