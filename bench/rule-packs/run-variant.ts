@@ -5,7 +5,8 @@
  * allowed with no pack active and denied by pack 1's own reason with it), a warm-up, then the alternating rounds.
  */
 import { buildWorld, type BenchWorld } from '../authorize-http/build-world.ts';
-import { signRequestPool } from '../authorize-http/request-pool.ts';
+import { createRequestFeed, signRequestPool } from '../authorize-http/request-pool.ts';
+import { runLoad } from '../authorize-http/run-load.ts';
 import { startAarServer, type AarServer } from '../authorize-http/start-servers.ts';
 import { BENCH_BASKET, PACKS_PER_VARIANT, WEAPON, benchPack, packName, type RuleVariant } from './bench-packs.ts';
 import { measureRound, type RoundResult, type RoundShape } from './measure-round.ts';
@@ -71,7 +72,7 @@ export async function runVariant(variant: RuleVariant, options: VariantOptions):
     for (const [k, count] of options.schedule.entries()) {
       if (rules.rules !== count) {
         await rules.set(count);
-        await round(count, `${variant} settle, ${count} rules`, untimed(options.settleRequests));
+        await settle(aar, world, { ...options.round, amount: options.settleRequests, maxSeconds: 30 });
       }
       rounds.push({
         rules: count,
@@ -82,6 +83,16 @@ export async function runVariant(variant: RuleVariant, options: VariantOptions):
   } finally {
     await aar.stop();
   }
+}
+
+/**
+ * Untimed requests after a switch, unchecked: bounded by count only, so every one is answered (decided) before this
+ * returns, and the next round's checks see none of them; the round after it checks the same set-up.
+ */
+async function settle(aar: AarServer, world: BenchWorld, shape: RoundShape): Promise<void> {
+  const feed = createRequestFeed(await signRequestPool(world, shape.amount), 'once');
+  const result = await runLoad({ base: aar.base, feed, ...shape });
+  if (result.ok !== shape.amount) throw new Error(`settle: ${result.ok} of ${shape.amount} answered 2xx`);
 }
 
 /** One purchase whose basket holds a weapon: `decision` or `decision/reason`. */
