@@ -32,9 +32,12 @@ describe('the v1.0 release', () => {
     expect(readRepositoryFile('sdks/python/pyproject.toml')).toMatch(new RegExp(`^version = "${RELEASE}"$`, 'm'));
   });
 
-  it('is the newest section of CHANGELOG.md, dated', () => {
-    const newest = /^## (.+)$/m.exec(readRepositoryFile('CHANGELOG.md'))?.[1];
-    expect(newest).toMatch(new RegExp(`^${RELEASE.replaceAll('.', '\\.')} — \\d{4}-\\d{2}-\\d{2}$`));
+  it('is the newest dated section of CHANGELOG.md (only `## Unreleased` may stand above it)', () => {
+    const headings = [...readRepositoryFile('CHANGELOG.md').matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+    const dated = headings.filter((heading) => heading !== 'Unreleased');
+    expect(headings.indexOf(dated[0]!)).toBeLessThanOrEqual(1);
+    if (headings[0] !== dated[0]) expect(headings[0]).toBe('Unreleased');
+    expect(dated[0]).toMatch(new RegExp(`^${RELEASE.replaceAll('.', '\\.')} — \\d{4}-\\d{2}-\\d{2}$`));
   });
 
   it('is what the committed OpenAPI document says', () => {
