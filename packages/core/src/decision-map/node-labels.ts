@@ -137,6 +137,14 @@ export function policyNode({ snapshot, result }: NodeInput): DecisionMapNode {
  * `packs` of the policy node: each pack of `snapshot.policy_set` with the digest of the document it carries. A pack
  * whose document cannot be digested gets digest `""`, which no verification accepts.
  */
+/**
+ * Digests by document object. The server puts the same cached, never-mutated pack documents into every decision's
+ * snapshot while the active packs stay the same, and digesting them (canonical JSON and SHA-256 of tens of KB) cost
+ * more per decision than evaluating their rules. A map builder is never handed a document that changes afterwards;
+ * verification (evidence/verify-policy-set.ts) always digests afresh.
+ */
+const DIGESTS = new WeakMap<object, string>();
+
 export function policyNodePacks(snapshot: DecisionSnapshot): PolicyNodePack[] | undefined {
   const set: unknown = snapshot.policy_set;
   if (set === undefined) return undefined;
@@ -145,11 +153,15 @@ export function policyNodePacks(snapshot: DecisionSnapshot): PolicyNodePack[] | 
   for (const entry of entries) {
     if (!isRecord(entry) || !isRecord(entry.document)) continue;
     const doc = entry.document;
-    let digest = '';
-    try {
-      digest = policyDocumentDigest(doc);
-    } catch {
-      // not canonical JSON: left empty, so verification reports the pack
+    let digest = DIGESTS.get(doc);
+    if (digest === undefined) {
+      try {
+        digest = policyDocumentDigest(doc);
+      } catch {
+        // not canonical JSON: left empty, so verification reports the pack
+        digest = '';
+      }
+      DIGESTS.set(doc, digest);
     }
     packs.push({
       pack_id: typeof doc.pack_id === 'string' ? doc.pack_id : '',

@@ -41,10 +41,20 @@ export function buildDecisionRecord(input: DecisionRecordInput): DecisionRecord 
  * drops undefined members, which canonical JSON omits as well. Other parts (a toJSON method, undefined in an array,
  * NaN) take the round trip, exactly as buildDecisionRecord does.
  * `decisionMapText`: `canonicalJson(input.decision_map)` when the caller has it (signDocumentWithText), written as is
- * instead of canonicalising the map a second time.
+ * instead of canonicalising the map a second time. `knownTexts`: further parts of the record whose canonical text the
+ * caller holds (the snapshot's `policy_set`, shared by every decision while the active packs stay the same: tens of
+ * KB with 50 rules), each exactly `tryCanonicalJson` of that very object, never changed since.
  */
-export function canonicalDecisionRecord(input: DecisionRecordInput, decisionMapText?: string): string {
-  const known = decisionMapText === undefined ? undefined : new Map([[input.decision_map, decisionMapText]]);
+export function canonicalDecisionRecord(
+  input: DecisionRecordInput,
+  decisionMapText?: string,
+  knownTexts?: ReadonlyMap<object, string>,
+): string {
+  let known: Map<object, string> | undefined;
+  if (decisionMapText !== undefined || knownTexts !== undefined) {
+    known = new Map(knownTexts);
+    if (decisionMapText !== undefined) known.set(input.decision_map, decisionMapText);
+  }
   return tryCanonicalJson(recordOf(input), known) ?? canonicalJson(buildDecisionRecord(input));
 }
 

@@ -45,6 +45,7 @@ import { assertSpendChained, rememberSpend, spendMemoryOf } from './chained-spen
 import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
+import { knownPolicySetText } from './policy-set-text.ts';
 import type { SnapshotWithPolicy } from './load-snapshot.ts';
 import { lockPurchaseCounters, readPurchaseCounters } from './purchase-counters.ts';
 import type { PayloadVerification } from './verify-payload.ts';
@@ -207,6 +208,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         decision_map: map,
       },
       mapText,
+      knownPolicySetText((snapshot as { policy_set?: object }).policy_set),
     );
     const decisionRow: DecisionInsert = {
       policy_decision_id: policyDecisionId,
