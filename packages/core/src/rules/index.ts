@@ -12,3 +12,4 @@ export * from './rule-context.ts';
 export * from './run-pack-tests.ts';
 export * from './rule-paths.ts';
 export * from './decide-generic.ts';
+export * from './dictionary-terms-read.ts';

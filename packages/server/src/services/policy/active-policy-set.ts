@@ -17,6 +17,8 @@
  */
 import {
   dictionarySnapshot,
+  dictionaryTermsRead,
+  pathsRead,
   rulePaths,
   type DictionaryDocument,
   type DictionarySnapshot,
@@ -136,6 +138,8 @@ export async function readActivePolicySet(ctx: AppContext, target: PolicyTarget)
   const wanted = new Map<string, { name: string; version: string }>();
   let readsCounters = false;
   let readsLocalTime = false;
+  /** every path any active pack's rules read: what the snapshot keeps of the dictionaries */
+  const read = new Set<string>();
   for (const row of rows) {
     await assertActivationChained(db, chained, row);
     const where = `${policyId('rule_pack', row.pack_name)}@${row.version}`;
@@ -151,10 +155,11 @@ export async function readActivePolicySet(ctx: AppContext, target: PolicyTarget)
       state: row.pack_state,
     });
     packs.push({ activation_id: row.activation_id, mode: row.mode, document });
-    for (const path of rulePaths(document)) {
-      if (path.startsWith('facts.counters')) readsCounters = true;
-      if (path.startsWith('facts.local_time')) readsLocalTime = true;
-    }
+    const paths = rulePaths(document);
+    // pathsRead, not a prefix test: a rule reading `facts` or the whole context reads the counters too
+    if (pathsRead(paths, 'facts.counters')) readsCounters = true;
+    if (pathsRead(paths, 'facts.local_time')) readsLocalTime = true;
+    for (const path of paths) read.add(path);
     for (const ref of document.dictionaries ?? []) {
       const parsed = parseRef('dictionary', ref);
       if (!parsed) throw integrityFailure('rule_packs', where, 'document');
@@ -163,7 +168,10 @@ export async function readActivePolicySet(ctx: AppContext, target: PolicyTarget)
     }
   }
   return {
-    policySet: { packs, dictionaries: await readDictionaries(ctx, [...wanted.values()]) },
+    policySet: {
+      packs,
+      dictionaries: dictionaryTermsRead([...read], await readDictionaries(ctx, [...wanted.values()])),
+    },
     readsCounters,
     readsLocalTime,
   };
