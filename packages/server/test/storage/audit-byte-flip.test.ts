@@ -288,6 +288,21 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     target: { deployment: true },
     mode: 'shadow',
   });
+  // a backtest of that pack over the decisions above, waited for until done (a `running` row is no record yet)
+  const backtest = (await must('POST', '/v1/rule-packs/velocity/versions/1.0.0/backtests', {
+    from: '2000-01-01T00:00:00Z',
+    until: '2100-01-01T00:00:00Z',
+  })) as { backtest_id: string };
+  expect(backtest.backtest_id).toMatch(/^ns:backtest:/);
+  for (let i = 0; ; i++) {
+    const view = (await w.call('GET', `/v1/backtests/${backtest.backtest_id}`)).body as { state: string };
+    if (view.state !== 'running') {
+      expect(view.state).toBe('done');
+      break;
+    }
+    expect(i).toBeLessThan(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   await must('POST', `/v1/grants/${leaf}/revoke`);
   await must('POST', '/v1/entities', { type: 'person', id: 'eve', display_name: 'Eve' });
   await must('DELETE', '/v1/entities/ns:entity:person:eve');

@@ -192,14 +192,23 @@ export const BACKTEST_EVENTS = [
         pack_id: PACK_ID,
         version: SEMVER,
         state: oneOf(['done', 'failed']),
+        params_digest: {
+          ...DOCUMENT_DIGEST,
+          description: 'SHA-256 of the stored params (RFC 8785 bytes: range, principal, who asked)',
+        },
         decisions: { ...COUNT, description: 'stored decisions replayed' },
+        total: { ...COUNT, description: 'stored decisions of the range when the backtest began' },
         changed: { ...COUNT, description: 'decisions whose outcome the pack would have changed' },
         result_digest: {
           ...DOCUMENT_DIGEST,
-          description: 'SHA-256 of the stored result (RFC 8785 bytes): what the chain commits the report to',
+          description: 'SHA-256 of the stored result (RFC 8785 bytes): what the chain commits the report to; when done',
+        },
+        error_digest: {
+          ...DOCUMENT_DIGEST,
+          description: 'SHA-256 of the stored error text (UTF-8): when failed',
         },
       },
-      ['result_digest'],
+      ['result_digest', 'error_digest'],
     ),
   }),
 ];

@@ -62,12 +62,14 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
       "if its signature verifies with one of the service's keys and it restates its row and the log, else answers " +
       '`verification_mark_invalid`',
   },
+  { table: 'backtests', columns: ['seq'], reason: SEQ },
   {
     table: 'backtests',
+    columns: ['created_at', 'updated_at'],
     reason:
-      "not yet covered: a backtest's progress and report, what a pack version would have changed over stored " +
-      'decisions. It changes no decision and no other served document, and can be run again; its ' +
-      '`ns.backtest.completed` event is chained (`result_digest` commits to the report) but not yet compared with the table',
+      'when the backtest began and its row last moved: shown only. An ended backtest (done or failed) is checked ' +
+      'against its chained `ns.backtest.completed` (check-backtests.ts); a `running` one only for having no such ' +
+      'event: its counts, cursor and partial report move with every page of its job and are in no record until it ends',
   },
   { table: 'bundles', columns: ['seq'], reason: SEQ },
   { table: 'bundles', columns: ['created_by'], reason: CREATED_BY },

@@ -15,6 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { checkApprovals } from './check-approvals.ts';
 import { checkAttestations } from './check-attestations.ts';
+import { checkBacktests } from './check-backtests.ts';
 import { checkBundles } from './check-bundles.ts';
 import { checkCardTokens } from './check-card-tokens.ts';
 import { checkConformanceRuns } from './check-conformance-runs.ts';
@@ -65,5 +66,7 @@ export async function verifyRecords(
   await checkMerchants(db, findings, pageSize);
   // what decisions are narrowed by: rule packs, dictionaries, activations (every run, all rows)
   await checkPolicyContent(db, findings, jwks, pageSize);
+  // what a pack would have changed: each ended backtest against its completed event (every run, all rows)
+  await checkBacktests(db, findings, pageSize);
   return findings;
 }

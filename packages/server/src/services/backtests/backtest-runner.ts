@@ -49,7 +49,7 @@ async function drain(ctx: AppContext, runner: Runner): Promise<void> {
       try {
         const row = await ctx.store.db
           .selectFrom('backtests')
-          .select(['backtest_id', 'pack_name', 'version', 'params', 'result', 'done_count', 'state'])
+          .select(['backtest_id', 'pack_name', 'version', 'params', 'result', 'done_count', 'total_count', 'state'])
           .where('backtest_id', '=', id)
           .executeTakeFirst();
         if (row?.state === 'running') await runBacktest(ctx, row as BacktestRow, { stopped: () => runner.stopped });

@@ -4,7 +4,9 @@
  * and counted (backtest-report.ts). After each page the cursor, the partial report and `done_count` are written to
  * the backtest's row (state `running`): a job stopped (restart, crash) resumes from there (backtest-runner.ts),
  * O(page) memory and never more than one page of work lost. At the end the row is `done` with its report, or
- * `failed` with the error, and `ns.backtest.completed` is appended with its audit entry, in the same unit.
+ * `failed` with the error, and `ns.backtest.completed` is appended with its audit entry, in the same unit. The event
+ * restates the row as it ends (pack, version, state, counts) and commits to its stored bytes by digest (`params`,
+ * `result` when done, `error` when failed): `GET /v1/audit/verify` holds the row to it (check-backtests.ts).
  * INVARIANT: a backtest never writes a decision, an approval, a counter or an event about a decision.
  * The records are read as stored (record-codec.ts): a backtest is advice, not evidence; `GET /v1/audit/verify`
  * is what vouches for them.
@@ -18,7 +20,7 @@ import { packDictionaries } from '../policy/pack-dictionaries.ts';
 import { policyId } from '../policy/policy-ids.ts';
 import { trustedDocument } from '../policy/document-integrity.ts';
 import { readVersion } from '../policy/stored-documents.ts';
-import { countDecision, emptyReport, finishReport, type BacktestReport } from './backtest-report.ts';
+import { countDecision, finishReport, type BacktestReport } from './backtest-report.ts';
 import type { BacktestParams } from './backtest-params.ts';
 import { replayWithPack, type PackUnderTest } from './replay-with-pack.ts';
 import type { RulePackDocument } from '@aar/core';
@@ -44,6 +46,7 @@ export interface BacktestRow {
   params: string;
   result: string | null;
   done_count: number;
+  total_count: number;
 }
 
 export interface RunControl {
@@ -55,6 +58,8 @@ export async function runBacktest(ctx: AppContext, row: BacktestRow, control: Ru
   const params = JSON.parse(row.params) as StoredParams;
   const state = JSON.parse(row.result ?? 'null') as RunningState | null;
   if (!state) throw new Error(`backtest ${row.backtest_id} has no running state`);
+  // the report as last written with `done_count` (a page that fails half-way is not in either)
+  let written = structuredClone(state.report);
   let pack: PackUnderTest;
   try {
     pack = await packUnderTest(ctx, row);
@@ -80,6 +85,7 @@ export async function runBacktest(ctx: AppContext, row: BacktestRow, control: Ru
   const { through_seq: through } = state.running;
   const report = state.report;
   let done = row.done_count;
+  let writtenDone = done;
   try {
     for (;;) {
       if (control.stopped()) return;
@@ -129,12 +135,14 @@ export async function runBacktest(ctx: AppContext, row: BacktestRow, control: Ru
           .where('state', '=', 'running')
           .execute(),
       );
+      written = structuredClone(report);
+      writtenDone = done;
       // let requests in between pages: a long backtest never holds the event loop for more than one page
       await new Promise((resolve) => setImmediate(resolve));
     }
   } catch (error) {
     if (control.stopped()) return;
-    await complete(ctx, row, params, { failed: messageOf(error) }, report, done);
+    await complete(ctx, row, params, { failed: messageOf(error) }, written, writtenDone);
     return;
   }
   await complete(ctx, row, params, {}, report, done);
@@ -191,9 +199,14 @@ async function complete(
         pack_id: policyId('rule_pack', row.pack_name),
         version: row.version,
         state: failed ? 'failed' : 'done',
-        decisions: report.decisions,
+        params_digest: digestOfCanonical(row.params),
+        decisions: done,
+        total: Number(row.total_count),
         changed: report.changed,
-        ...(result === null ? {} : { result_digest: digestOfCanonical(result) }),
+        // exactly one of the two: the report of a done backtest, the error of a failed one
+        ...(outcome.failed === undefined
+          ? { result_digest: digestOfCanonical(result!) }
+          : { error_digest: digestOfCanonical(outcome.failed) }),
       },
     });
   });

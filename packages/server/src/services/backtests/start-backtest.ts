@@ -4,7 +4,7 @@
  * the last one stored now, writes the backtest `running` with its cursor, and queues its job (backtest-runner.ts).
  * Nothing is written when a check fails. Answers at once (202); progress is read with `GET /v1/backtests/{id}`.
  */
-import { AarError, type RulePackDocument } from '@aar/core';
+import { AarError, canonicalJson, type RulePackDocument } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
@@ -64,7 +64,8 @@ export async function startBacktest(
         backtest_id: backtestId,
         pack_name: name,
         version,
-        params: JSON.stringify(stored_params),
+        // RFC 8785 bytes: `ns.backtest.completed` commits to their digest (check-backtests.ts)
+        params: canonicalJson(stored_params),
         state: 'running',
         done_count: 0,
         total_count: total,
