@@ -44,7 +44,9 @@ export async function lockPurchaseCounters(
 const HOUR_MS = 3600_000;
 
 /**
- * The counters at `now`, read in one statement. `db` is the decision's transaction (authorize) or the store
+ * The counters at `now`, read in one statement: one pass over the principal's 30 days and one over the agent's day
+ * (conditional sums; six separate counts walked the same index entries up to six times, 1.45 ms per authorize for a
+ * principal with a few thousand purchases in the window). `db` is the decision's transaction (authorize) or the store
  * (a backtest recomputing a past decision's counters, with `before` its own instant: only decisions strictly
  * before it count there, since the later ones exist now but did not then).
  */
@@ -69,21 +71,23 @@ export async function readPurchaseCounters(
       a1h: number | string | null;
       a24h: number | string | null;
       seen: number | string | null;
-    }>`select
-      (select count(*) from decisions where principal_entity_id = ${parties.principal_entity_id} and ${live}
-        and now >= ${h1}${upTo}) as p1h,
-      (select count(*) from decisions where principal_entity_id = ${parties.principal_entity_id} and ${live}
-        and now >= ${d1}${upTo}) as p24h,
-      (select coalesce(sum(amount_minor), 0) from decisions where principal_entity_id = ${parties.principal_entity_id}
-        and ${live} and now >= ${d1} and currency = ${currency}${upTo}) as s24h,
-      (select coalesce(sum(amount_minor), 0) from decisions where principal_entity_id = ${parties.principal_entity_id}
-        and ${live} and now >= ${d30} and currency = ${currency}${upTo}) as s30d,
-      (select count(*) from decisions where actor_entity_id = ${parties.actor_entity_id} and ${live}
-        and now >= ${h1}${upTo}) as a1h,
-      (select count(*) from decisions where actor_entity_id = ${parties.actor_entity_id} and ${live}
-        and now >= ${d1}${upTo}) as a24h,
+    }>`select p.p1h, p.p24h, p.s24h, p.s30d, a.a1h, a.a24h,
       (select count(*) from (select 1 from decisions where principal_entity_id = ${parties.principal_entity_id}
-        and merchant_id = ${parties.merchant_id ?? null} and ${live}${upTo} limit 1) m) as seen`.execute(db)
+        and merchant_id = ${parties.merchant_id ?? null} and ${live}${upTo} limit 1) m) as seen
+    from
+      (select
+        sum(case when now >= ${h1} then 1 else 0 end) as p1h,
+        sum(case when now >= ${d1} then 1 else 0 end) as p24h,
+        sum(case when now >= ${d1} and currency = ${currency} then amount_minor else 0 end) as s24h,
+        sum(case when currency = ${currency} then amount_minor else 0 end) as s30d
+      from decisions where principal_entity_id = ${parties.principal_entity_id} and ${live}
+        and now >= ${d30}${upTo}) p,
+      (select
+        sum(case when now >= ${h1} then 1 else 0 end) as a1h,
+        sum(case when now >= ${d1} then 1 else 0 end) as a24h
+      from decisions where actor_entity_id = ${parties.actor_entity_id} and ${live} and now >= ${d1}${upTo}) a`.execute(
+      db,
+    )
   ).rows[0];
   const n = (v: number | string | null | undefined) => Number(v ?? 0);
   return {
