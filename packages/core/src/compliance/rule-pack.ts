@@ -6,7 +6,7 @@
  * the projection logic. A stored format: change it additively only.
  */
 
-import { RULE_PACK_SCHEMA } from '../rules/types.ts';
+import type { RULE_PACK_SCHEMA } from '../rules/types.ts';
 
 // one schema id for compliance mappings and policy rule packs (CONTRACT sections 13 and 19)
 

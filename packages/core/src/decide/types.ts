@@ -3,7 +3,14 @@
  * JSON in evidence packs and replayed offline years later: these shapes are a stored format, change them additively.
  * Every amount is an integer of minor units (a safe integer); the server converts at the edge, decide never does.
  */
-import type { DecisionFacts, PolicySetSnapshot, RuleDiagnostic, RuleObligation, RuleReason, ShadowOutcome } from '../rules/types.ts';
+import type {
+  DecisionFacts,
+  PolicySetSnapshot,
+  RuleDiagnostic,
+  RuleObligation,
+  RuleReason,
+  ShadowOutcome,
+} from '../rules/types.ts';
 import type { CheckName, Decision, ReasonCode } from './reason-codes.ts';
 
 /** aar-decide/1.3.0: a built-in reason code, or a rule pack's own `<pack name>.<code>` (its decision is the rule's). */

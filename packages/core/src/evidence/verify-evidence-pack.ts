@@ -193,7 +193,9 @@ async function checkCheckpoint(
 function hasPolicySet(snapshot: unknown, map: unknown): boolean {
   if (isRecord(snapshot) && snapshot.policy_set !== undefined) return true;
   const nodes: unknown = isRecord(map) ? map.nodes : undefined;
-  return Array.isArray(nodes) && nodes.some((node) => isRecord(node) && node.type === 'policy' && node.packs !== undefined);
+  return (
+    Array.isArray(nodes) && nodes.some((node) => isRecord(node) && node.type === 'policy' && node.packs !== undefined)
+  );
 }
 
 function tryParse<T>(parse: () => T): T | undefined {

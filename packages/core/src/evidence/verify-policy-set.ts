@@ -10,7 +10,11 @@ import { policyDocumentDigest } from '../rules/document-digest.ts';
 import { verifyDocument, type TrustedKeys } from '../signing/verify-document.ts';
 
 /** undefined when neither the snapshot nor the map holds a policy set (the check is then not recorded). */
-export async function checkPolicySet(snapshot: unknown, map: unknown, jwks: TrustedKeys): Promise<true | string | undefined> {
+export async function checkPolicySet(
+  snapshot: unknown,
+  map: unknown,
+  jwks: TrustedKeys,
+): Promise<true | string | undefined> {
   const set: unknown = isRecord(snapshot) ? snapshot.policy_set : undefined;
   const node = policyNodeOf(map);
   const listed: unknown = isRecord(node) ? node.packs : undefined;

@@ -43,7 +43,13 @@ export function decideGeneric(
 }
 
 export function ruleDiagnostic(pack_id: string, version: string, match: RuleMatch): RuleDiagnostic {
-  const diagnostic: RuleDiagnostic = { pack_id, version, rule_id: match.rule.rule_id, effect: match.rule.effect, matched: true };
+  const diagnostic: RuleDiagnostic = {
+    pack_id,
+    version,
+    rule_id: match.rule.rule_id,
+    effect: match.rule.effect,
+    matched: true,
+  };
   if (match.error) diagnostic.error = true;
   return diagnostic;
 }

@@ -18,7 +18,13 @@ export class Problems {
   }
 
   /** A non-empty string member; `pattern` when given. Returns the string when it is one. */
-  text(doc: Record<string, unknown>, member: string, pointer: string, pattern?: RegExp, what?: string): string | undefined {
+  text(
+    doc: Record<string, unknown>,
+    member: string,
+    pointer: string,
+    pattern?: RegExp,
+    what?: string,
+  ): string | undefined {
     const value = doc[member];
     const at = appendPointer(pointer, member);
     if (typeof value !== 'string' || value.length === 0) {
@@ -37,7 +43,10 @@ export class Problems {
     const value = doc[member];
     if (value === undefined && optional) return undefined;
     if (!Array.isArray(value)) {
-      this.add(appendPointer(pointer, member), value === undefined ? `${member} is required` : `${member} must be an array`);
+      this.add(
+        appendPointer(pointer, member),
+        value === undefined ? `${member} is required` : `${member} must be an array`,
+      );
       return undefined;
     }
     return value;

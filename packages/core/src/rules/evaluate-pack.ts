@@ -127,7 +127,10 @@ export function matchPack(pack: PreparedPack, context: unknown): RuleMatch[] {
 }
 
 /** What a purchase pack alone would decide: first deny, else first require_approval, else obligate, else none. */
-export function purchaseOutcome(matches: readonly RuleMatch[]): { effect: 'deny' | 'require_approval' | 'obligate' | 'none'; reason?: RuleReason } {
+export function purchaseOutcome(matches: readonly RuleMatch[]): {
+  effect: 'deny' | 'require_approval' | 'obligate' | 'none';
+  reason?: RuleReason;
+} {
   const deny = matches.find((m) => m.rule.effect === 'deny');
   if (deny) return { effect: 'deny', reason: deny.rule.reason! };
   const approval = matches.find((m) => m.rule.effect === 'require_approval');
@@ -136,7 +139,10 @@ export function purchaseOutcome(matches: readonly RuleMatch[]): { effect: 'deny'
 }
 
 /** What a generic pack alone would decide: any deny (its first reason), else permit when one matched, else none. */
-export function genericOutcome(matches: readonly RuleMatch[]): { effect: 'deny' | 'permit' | 'none'; reason?: RuleReason } {
+export function genericOutcome(matches: readonly RuleMatch[]): {
+  effect: 'deny' | 'permit' | 'none';
+  reason?: RuleReason;
+} {
   const deny = matches.find((m) => m.rule.effect === 'deny');
   if (deny) return { effect: 'deny', reason: deny.rule.reason! };
   return { effect: matches.some((m) => m.rule.effect === 'permit') ? 'permit' : 'none' };

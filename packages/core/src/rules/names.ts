@@ -23,7 +23,10 @@ export function nameOfId(id: unknown, prefix: string): string | undefined {
 }
 
 /** `<prefix><name>@<semver>` parsed, or undefined. */
-export function parseReference(ref: unknown, prefix: string): { id: string; name: string; version: string } | undefined {
+export function parseReference(
+  ref: unknown,
+  prefix: string,
+): { id: string; name: string; version: string } | undefined {
   if (typeof ref !== 'string') return undefined;
   const at = ref.lastIndexOf('@');
   if (at < 0) return undefined;

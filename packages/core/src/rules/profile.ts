@@ -301,7 +301,10 @@ function checkLiteralPath(path: unknown, pointer: string, depth: number, state: 
   if (typeof path === 'string') text = path;
   else if (typeof path === 'number' && Number.isSafeInteger(path)) text = String(path);
   else {
-    state.problems.push({ pointer, message: 'a path must be a literal string or integer (computed paths are refused)' });
+    state.problems.push({
+      pointer,
+      message: 'a path must be a literal string or integer (computed paths are refused)',
+    });
     return;
   }
   const problem = pathProblem(text);

@@ -18,5 +18,7 @@ export function rulePaths(doc: unknown): string[] {
  * the whole context, read it whole).
  */
 export function pathsRead(paths: readonly string[], fact: string): boolean {
-  return paths.some((path) => path === '' || path === fact || path.startsWith(`${fact}.`) || fact.startsWith(`${path}.`));
+  return paths.some(
+    (path) => path === '' || path === fact || path.startsWith(`${fact}.`) || fact.startsWith(`${path}.`),
+  );
 }

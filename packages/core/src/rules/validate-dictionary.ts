@@ -14,7 +14,13 @@ export const MAX_DICTIONARY_BYTES = 1024 * 1024;
 export const TERM_CODE = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 
 const MEMBERS: ReadonlySet<string> = new Set([
-  'schema_version', 'dictionary_id', 'version', 'title', 'source', 'terms', 'signature',
+  'schema_version',
+  'dictionary_id',
+  'version',
+  'title',
+  'source',
+  'terms',
+  'signature',
 ]);
 
 export function validateDictionary(doc: unknown): RuleProblem[] {
@@ -25,12 +31,17 @@ export function validateDictionary(doc: unknown): RuleProblem[] {
   }
   const bytes = jsonByteLength(doc);
   if (bytes === undefined) p.add('', 'the document is not serializable JSON');
-  else if (bytes > MAX_DICTIONARY_BYTES) p.add('', `the document is ${bytes} bytes, at most ${MAX_DICTIONARY_BYTES} allowed`);
+  else if (bytes > MAX_DICTIONARY_BYTES)
+    p.add('', `the document is ${bytes} bytes, at most ${MAX_DICTIONARY_BYTES} allowed`);
   p.onlyMembers(doc, MEMBERS, '');
-  if (doc.schema_version !== DICTIONARY_SCHEMA) p.add('/schema_version', `schema_version must be "${DICTIONARY_SCHEMA}"`);
+  if (doc.schema_version !== DICTIONARY_SCHEMA)
+    p.add('/schema_version', `schema_version must be "${DICTIONARY_SCHEMA}"`);
   const id = p.text(doc, 'dictionary_id', '');
   if (id !== undefined && nameOfId(id, DICTIONARY_PREFIX) === undefined) {
-    p.add('/dictionary_id', 'dictionary_id must be "ns:dictionary:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$');
+    p.add(
+      '/dictionary_id',
+      'dictionary_id must be "ns:dictionary:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$',
+    );
   }
   p.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
   p.text(doc, 'title', '');

@@ -29,14 +29,35 @@ export interface KnownPolicyTerms {
 }
 
 const MEMBERS: ReadonlySet<string> = new Set([
-  'schema_version', 'pack_id', 'version', 'domain', 'title', 'description', 'dictionaries', 'reasons', 'rules', 'tests',
+  'schema_version',
+  'pack_id',
+  'version',
+  'domain',
+  'title',
+  'description',
+  'dictionaries',
+  'reasons',
+  'rules',
+  'tests',
   // compliance mappings (CONTRACT section 13) are rule packs of the generic domain with these members
   // (and `rule_pack_id`, the deprecated `ns:rule_pack:<framework>:<version>` alias compliance clients read)
-  'framework', 'controls', 'source', 'scope_note', 'rule_pack_id',
+  'framework',
+  'controls',
+  'source',
+  'scope_note',
+  'rule_pack_id',
   'signature',
 ]);
 const RULE_MEMBERS: ReadonlySet<string> = new Set([
-  'rule_id', 'title', 'description', 'taxonomy', 'when', 'effect', 'reason', 'obligations', 'stop_conditions',
+  'rule_id',
+  'title',
+  'description',
+  'taxonomy',
+  'when',
+  'effect',
+  'reason',
+  'obligations',
+  'stop_conditions',
 ]);
 const EFFECTS: Record<PackDomain, readonly string[]> = {
   purchase: ['deny', 'require_approval', 'obligate'],
@@ -80,7 +101,12 @@ export function validateRulePack(doc: unknown, known: KnownPolicyTerms = {}): Ru
 }
 
 /** `dictionaries`: unique `ns:dictionary:<name>@<version>`, one version per name, known when the caller says. */
-export function checkDictionaryRefs(p: Problems, doc: Record<string, unknown>, pointer: string, known: KnownPolicyTerms): void {
+export function checkDictionaryRefs(
+  p: Problems,
+  doc: Record<string, unknown>,
+  pointer: string,
+  known: KnownPolicyTerms,
+): void {
   const refs = p.array(doc, 'dictionaries', pointer);
   if (!refs) return;
   const at = appendPointer(pointer, 'dictionaries');
@@ -145,7 +171,8 @@ function checkRules(p: Problems, doc: Record<string, unknown>, scope: RuleScope)
     if (rule.taxonomy !== undefined) {
       const terms = p.array(rule, 'taxonomy', at) ?? [];
       p.uniqueStrings(terms, `${at}/taxonomy`, (s) => s.length > 0, 'a rule_taxonomy term code').forEach((term, j) => {
-        if (scope.known.taxonomy && !scope.known.taxonomy.has(term)) p.add(`${at}/taxonomy/${j}`, `unknown taxonomy term ${term}`);
+        if (scope.known.taxonomy && !scope.known.taxonomy.has(term))
+          p.add(`${at}/taxonomy/${j}`, `unknown taxonomy term ${term}`);
       });
     }
   });
@@ -155,8 +182,9 @@ function checkEffect(p: Problems, rule: Record<string, unknown>, at: string, sco
   const effect = rule.effect;
   const allowed = scope.domain === undefined ? [] : EFFECTS[scope.domain];
   if (typeof effect !== 'string' || (scope.domain !== undefined && !allowed.includes(effect))) {
-    const why = scope.domain === 'purchase' && effect === 'permit' ? ': a purchase rule only narrows, it never permits' : '';
-    p.add(`${at}/effect`, `effect must be one of ${allowed.join(', ') || 'the domain\'s effects'}${why}`);
+    const why =
+      scope.domain === 'purchase' && effect === 'permit' ? ': a purchase rule only narrows, it never permits' : '';
+    p.add(`${at}/effect`, `effect must be one of ${allowed.join(', ') || "the domain's effects"}${why}`);
   }
   if (typeof effect === 'string' && REASONED.has(effect)) {
     checkReason(p, rule.reason, `${at}/reason`, effect, scope);
@@ -166,7 +194,10 @@ function checkEffect(p: Problems, rule: Record<string, unknown>, at: string, sco
   const obligations = p.array(rule, 'obligations', at, true);
   const stops = p.array(rule, 'stop_conditions', at, true);
   if ((obligations || stops) && scope.domain === 'generic') {
-    p.add(`${at}/${obligations ? 'obligations' : 'stop_conditions'}`, 'generic rules carry no obligations or stop conditions');
+    p.add(
+      `${at}/${obligations ? 'obligations' : 'stop_conditions'}`,
+      'generic rules carry no obligations or stop conditions',
+    );
   }
   obligations?.forEach((obligation, j) => {
     const here = `${at}/obligations/${j}`;
@@ -228,4 +259,3 @@ function checkTests(p: Problems, doc: Record<string, unknown>, domain: PackDomai
     }
   });
 }
-

@@ -11,7 +11,14 @@ import { SECTOR_PACK_SCHEMA } from './types.ts';
 import { checkDictionaryRefs, type KnownPolicyTerms } from './validate-rule-pack.ts';
 
 const MEMBERS: ReadonlySet<string> = new Set([
-  'schema_version', 'sector_pack_id', 'version', 'title', 'sector', 'rule_packs', 'scope_templates', 'dictionaries',
+  'schema_version',
+  'sector_pack_id',
+  'version',
+  'title',
+  'sector',
+  'rule_packs',
+  'scope_templates',
+  'dictionaries',
   'signature',
 ]);
 
@@ -25,10 +32,14 @@ export function validateSectorPack(doc: unknown, known: KnownPolicyTerms = {}): 
   if (bytes === undefined) p.add('', 'the document is not serializable JSON');
   else if (bytes > MAX_PACK_BYTES) p.add('', `the document is ${bytes} bytes, at most ${MAX_PACK_BYTES} allowed`);
   p.onlyMembers(doc, MEMBERS, '');
-  if (doc.schema_version !== SECTOR_PACK_SCHEMA) p.add('/schema_version', `schema_version must be "${SECTOR_PACK_SCHEMA}"`);
+  if (doc.schema_version !== SECTOR_PACK_SCHEMA)
+    p.add('/schema_version', `schema_version must be "${SECTOR_PACK_SCHEMA}"`);
   const id = p.text(doc, 'sector_pack_id', '');
   if (id !== undefined && nameOfId(id, SECTOR_PACK_PREFIX) === undefined) {
-    p.add('/sector_pack_id', 'sector_pack_id must be "ns:sector_pack:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$');
+    p.add(
+      '/sector_pack_id',
+      'sector_pack_id must be "ns:sector_pack:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$',
+    );
   }
   p.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
   p.text(doc, 'title', '');

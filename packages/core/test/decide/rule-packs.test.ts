@@ -62,11 +62,22 @@ describe('vectors/rule-decisions.json', () => {
 describe('decide with rule packs (CONTRACT section 19 order)', () => {
   it('a matched deny rule decides with its own reason; the approval check is skipped', () => {
     const result = decided('velocity deny decides with its reason');
-    expect(result).toMatchObject({ decision: 'deny', reason: 'velocity.hourly_count_exceeded', obligations: [{ type: 'audit.emit' }], stop_conditions: [] });
+    expect(result).toMatchObject({
+      decision: 'deny',
+      reason: 'velocity.hourly_count_exceeded',
+      obligations: [{ type: 'audit.emit' }],
+      stop_conditions: [],
+    });
     expect(result.diagnostics.checks.at(-1)).toEqual({ check: 'approval', outcome: 'skip' });
     expect(result.diagnostics.rules).toEqual([
       { pack_id: 'ns:rule_pack:velocity', version: '1.0.0', rule_id: 'hourly-deny', effect: 'deny', matched: true },
-      { pack_id: 'ns:rule_pack:velocity', version: '1.0.0', rule_id: 'hourly-step-up', effect: 'require_approval', matched: true },
+      {
+        pack_id: 'ns:rule_pack:velocity',
+        version: '1.0.0',
+        rule_id: 'hourly-step-up',
+        effect: 'require_approval',
+        matched: true,
+      },
     ]);
     expect(isRuleReason(result.reason)).toBe(true);
     expect(decisionOfReason(result.reason)).toBeUndefined();
@@ -75,11 +86,20 @@ describe('decide with rule packs (CONTRACT section 19 order)', () => {
   });
 
   it('a matched require_approval rule asks for approval; an approved retry is allowed by the approval check', () => {
-    expect(decided('velocity require_approval asks for approval')).toMatchObject({ decision: 'require_approval', reason: 'velocity.hourly_step_up' });
+    expect(decided('velocity require_approval asks for approval')).toMatchObject({
+      decision: 'require_approval',
+      reason: 'velocity.hourly_step_up',
+    });
     const retry = decided('retry of a rule require_approval with an approved approval is allowed');
     expect(retry).toMatchObject({ decision: 'allow_with_constraints', reason: 'approved_by_principal' });
-    expect(retry.diagnostics.checks.at(-1)).toMatchObject({ check: 'approval', outcome: 'pass', reason: 'approved_by_principal' });
-    expect(decided('retry of a rule require_approval with a pending approval stays pending').reason).toBe('approval_pending');
+    expect(retry.diagnostics.checks.at(-1)).toMatchObject({
+      check: 'approval',
+      outcome: 'pass',
+      reason: 'approved_by_principal',
+    });
+    expect(decided('retry of a rule require_approval with a pending approval stays pending').reason).toBe(
+      'approval_pending',
+    );
     expect(decided('a deny rule denies even an approved retry').reason).toBe('velocity.hourly_count_exceeded');
   });
 
@@ -91,14 +111,21 @@ describe('decide with rule packs (CONTRACT section 19 order)', () => {
   });
 
   it('elevated risk stands over a rule require_approval, but a rule deny still denies', () => {
-    expect(decided('elevated risk plus a rule require_approval: elevated risk stands').reason).toBe('risk_state_elevated');
+    expect(decided('elevated risk plus a rule require_approval: elevated risk stands').reason).toBe(
+      'risk_state_elevated',
+    );
     const denied = decided('elevated risk plus a rule deny: the rule denies');
     expect(denied).toMatchObject({ decision: 'deny', reason: 'velocity.hourly_count_exceeded' });
-    expect(denied.diagnostics.checks.find((c) => c.check === 'risk')).toMatchObject({ outcome: 'fail', reason: 'risk_state_elevated' });
+    expect(denied.diagnostics.checks.find((c) => c.check === 'risk')).toMatchObject({
+      outcome: 'fail',
+      reason: 'risk_state_elevated',
+    });
   });
 
   it('a rule require_approval takes precedence over the built-in approval threshold, naming the rule', () => {
-    expect(decided("built-in approval threshold with a rule require_approval: the rule's reason").reason).toBe('first-merchant.new_merchant');
+    expect(decided("built-in approval threshold with a rule require_approval: the rule's reason").reason).toBe(
+      'first-merchant.new_merchant',
+    );
   });
 
   it('obligations: built-in first, then matched rules, deduplicated; none of them on a deny', () => {
@@ -110,14 +137,25 @@ describe('decide with rule packs (CONTRACT section 19 order)', () => {
     const basket = decided('basket binding kept before rule obligations');
     expect(basket.obligations.map((o) => o.type)).toEqual(['audit.emit', 'basket_hash_binding', 'notify.principal']);
     const stops = decided('obligate rules add obligations and stop conditions to an allow').stop_conditions;
-    expect(stops).toEqual(['actor.stop_signal', 'delegation.revoked', 'scope.attenuated', 'merchant.changed', 'jurisdiction.changed']);
-    expect(decided('obligations ride along a require_approval').obligations).toContainEqual({ type: 'notify.principal', channel: 'email' });
+    expect(stops).toEqual([
+      'actor.stop_signal',
+      'delegation.revoked',
+      'scope.attenuated',
+      'merchant.changed',
+      'jurisdiction.changed',
+    ]);
+    expect(decided('obligations ride along a require_approval').obligations).toContainEqual({
+      type: 'notify.principal',
+      channel: 'email',
+    });
   });
 
   it('shadow packs are recorded and never decisive', () => {
     const result = decided('shadow deny is recorded, never decisive');
     expect(result.decision).toBe('allow_with_constraints');
-    expect(result.shadow).toEqual([{ pack_id: 'ns:rule_pack:velocity', version: '1.0.0', effect: 'deny', reason: 'velocity.hourly_count_exceeded' }]);
+    expect(result.shadow).toEqual([
+      { pack_id: 'ns:rule_pack:velocity', version: '1.0.0', effect: 'deny', reason: 'velocity.hourly_count_exceeded' },
+    ]);
     expect(result.diagnostics.rules).toEqual([]);
     expect(decided('shadow obligate and shadow none').shadow?.map((s) => s.effect)).toEqual(['obligate', 'none']);
   });
@@ -126,20 +164,34 @@ describe('decide with rule packs (CONTRACT section 19 order)', () => {
     const result = decided('a throwing deny rule counts as matched (fail closed)');
     expect(result).toMatchObject({ decision: 'deny', reason: 'fragile.context_flag' });
     expect(result.diagnostics.rules).toEqual([
-      { pack_id: 'ns:rule_pack:fragile', version: '1.0.0', rule_id: 'context-x', effect: 'deny', matched: true, error: true },
+      {
+        pack_id: 'ns:rule_pack:fragile',
+        version: '1.0.0',
+        rule_id: 'context-x',
+        effect: 'deny',
+        matched: true,
+        error: true,
+      },
     ]);
     expect(decided('a throwing rule that does not throw without its trigger').decision).toBe('allow_with_constraints');
-    expect(decided('a rule outside the profile (edited snapshot) counts as an error match').diagnostics.rules?.[0]?.error).toBe(true);
+    expect(
+      decided('a rule outside the profile (edited snapshot) counts as an error match').diagnostics.rules?.[0]?.error,
+    ).toBe(true);
   });
 
   it('packs in activation order: the first deny decides, a deny beats an earlier require_approval', () => {
-    expect(decided('several packs in order: a later deny beats an earlier require_approval').reason).toBe('night.night_purchase');
+    expect(decided('several packs in order: a later deny beats an earlier require_approval').reason).toBe(
+      'night.night_purchase',
+    );
     expect(decided('several deny packs: the first in activation order decides').reason).toBe('night.night_purchase');
   });
 
   it('with alternatives, every chain is narrowed by the same rules', () => {
     const result = decided('alternatives: rules evaluated once, every chain narrowed');
-    expect(result.diagnostics.candidates?.map((c) => c.reason)).toEqual(['velocity.hourly_step_up', 'velocity.hourly_step_up']);
+    expect(result.diagnostics.candidates?.map((c) => c.reason)).toEqual([
+      'velocity.hourly_step_up',
+      'velocity.hourly_step_up',
+    ]);
   });
 
   it('generic packs are ignored; a snapshot without policy_set decides as 1.2.0 (no rules member)', () => {
@@ -152,10 +204,21 @@ describe('decide with rule packs (CONTRACT section 19 order)', () => {
 
   it('never throws on a hostile policy_set: an unreadable one denies', () => {
     const { request, snapshot, now } = eurRootCase();
-    const hostile = { ...snapshot, get policy_set(): never { throw new Error('boom'); } };
+    const hostile = {
+      ...snapshot,
+      get policy_set(): never {
+        throw new Error('boom');
+      },
+    };
     expect(decide(request, hostile, now)).toMatchObject({ decision: 'deny', reason: 'policy_set.unreadable' });
-    const junk = { ...snapshot, policy_set: { packs: [null, 7, { mode: 'enforce', document: 'x' }, { mode: 'other', document: {} }] } };
-    expect(decide(request, junk as never, now)).toMatchObject({ decision: 'allow_with_constraints', diagnostics: { rules: [] } });
+    const junk = {
+      ...snapshot,
+      policy_set: { packs: [null, 7, { mode: 'enforce', document: 'x' }, { mode: 'other', document: {} }] },
+    };
+    expect(decide(request, junk as never, now)).toMatchObject({
+      decision: 'allow_with_constraints',
+      diagnostics: { rules: [] },
+    });
   });
 });
 
@@ -164,23 +227,49 @@ describe('decision map and evidence with a policy set', () => {
 
   it('the policy node lists each pack with the digest of the document the snapshot carries', () => {
     const map = buildDecisionMap({
-      decision_map_id: 'ns:decision_map:x', policy_decision_id: 'ns:decision:x', audit_ref: 'ns:audit:x', evidence_refs: [],
-      issued_at: withPacks.now, request: withPacks.request, snapshot: withPacks.snapshot, result: withPacks.result,
+      decision_map_id: 'ns:decision_map:x',
+      policy_decision_id: 'ns:decision:x',
+      audit_ref: 'ns:audit:x',
+      evidence_refs: [],
+      issued_at: withPacks.now,
+      request: withPacks.request,
+      snapshot: withPacks.snapshot,
+      result: withPacks.result,
     });
     const policy = map.nodes.find((n) => n.type === 'policy')!;
-    expect(policy.packs).toEqual(withPacks.snapshot.policy_set.packs.map((p: any) => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
-      pack_id: p.document.pack_id, version: p.document.version, digest: policyDocumentDigest(p.document), mode: p.mode,
-    })));
+    expect(policy.packs).toEqual(
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      withPacks.snapshot.policy_set.packs.map((p: any) => ({
+        pack_id: p.document.pack_id,
+        version: p.document.version,
+        digest: policyDocumentDigest(p.document),
+        mode: p.mode,
+      })),
+    );
     const denied = byName('velocity deny decides with its reason');
     const deniedMap = buildDecisionMap({
-      decision_map_id: 'ns:decision_map:x', policy_decision_id: 'ns:decision:x', audit_ref: 'ns:audit:x', evidence_refs: [],
-      issued_at: denied.now, request: denied.request, snapshot: denied.snapshot, result: denied.result,
+      decision_map_id: 'ns:decision_map:x',
+      policy_decision_id: 'ns:decision:x',
+      audit_ref: 'ns:audit:x',
+      evidence_refs: [],
+      issued_at: denied.now,
+      request: denied.request,
+      snapshot: denied.snapshot,
+      result: denied.result,
     });
-    expect(deniedMap.nodes.find((n) => n.type === 'policy')!.short).toBe('denied by rule velocity.hourly_count_exceeded');
+    expect(deniedMap.nodes.find((n) => n.type === 'policy')!.short).toBe(
+      'denied by rule velocity.hourly_count_exceeded',
+    );
     const { request, snapshot, now } = eurRootCase();
     const plain = buildDecisionMap({
-      decision_map_id: 'ns:decision_map:x', policy_decision_id: 'ns:decision:x', audit_ref: 'ns:audit:x', evidence_refs: [],
-      issued_at: now, request, snapshot, result: decide(request, snapshot, now),
+      decision_map_id: 'ns:decision_map:x',
+      policy_decision_id: 'ns:decision:x',
+      audit_ref: 'ns:audit:x',
+      evidence_refs: [],
+      issued_at: now,
+      request,
+      snapshot,
+      result: decide(request, snapshot, now),
     });
     expect('packs' in plain.nodes.find((n) => n.type === 'policy')!).toBe(false);
   });
@@ -199,16 +288,29 @@ describe('decision map and evidence with a policy set', () => {
   it('a rule pack not signed by a trusted key fails the policy_set check', async () => {
     const { signer, jwks } = await generateKey('ns:key:service');
     // the packs keep the vector key's signatures, which this service's JWKS does not hold
-    const { pack } = await buildPack({ signer, input: { request: withPacks.request, snapshot: withPacks.snapshot, now: withPacks.now } });
+    const { pack } = await buildPack({
+      signer,
+      input: { request: withPacks.request, snapshot: withPacks.snapshot, now: withPacks.now },
+    });
     const result = await verifyEvidencePack(pack, jwks);
-    expect(result.checks.find((c) => c.check === 'policy_set')).toEqual({ check: 'policy_set', valid: false, failure: 'policy_signature_invalid' });
+    expect(result.checks.find((c) => c.check === 'policy_set')).toEqual({
+      check: 'policy_set',
+      valid: false,
+      failure: 'policy_signature_invalid',
+    });
     expect(result.valid).toBe(false);
   });
 
   it('a tampered pack document or a digest the map does not name is refused', async () => {
     const map = buildDecisionMap({
-      decision_map_id: 'ns:decision_map:x', policy_decision_id: 'ns:decision:x', audit_ref: 'ns:audit:x', evidence_refs: [],
-      issued_at: withPacks.now, request: withPacks.request, snapshot: withPacks.snapshot, result: withPacks.result,
+      decision_map_id: 'ns:decision_map:x',
+      policy_decision_id: 'ns:decision:x',
+      audit_ref: 'ns:audit:x',
+      evidence_refs: [],
+      issued_at: withPacks.now,
+      request: withPacks.request,
+      snapshot: withPacks.snapshot,
+      result: withPacks.result,
     });
     expect(await checkPolicySet(withPacks.snapshot, map, file.jwks)).toBe(true);
     const tampered = structuredClone(withPacks.snapshot);
@@ -224,9 +326,21 @@ describe('decision map and evidence with a policy set', () => {
     delete unnamed.nodes.find((n) => n.type === 'policy')!.packs;
     expect(await checkPolicySet(withPacks.snapshot, unnamed, file.jwks)).toBe('malformed_policy_set');
     const { request, snapshot, now } = eurRootCase();
-    expect(await checkPolicySet(snapshot, buildDecisionMap({
-      decision_map_id: 'ns:decision_map:x', policy_decision_id: 'ns:decision:x', audit_ref: 'ns:audit:x', evidence_refs: [],
-      issued_at: now, request, snapshot, result: decide(request, snapshot, now),
-    }), file.jwks)).toBeUndefined();
+    expect(
+      await checkPolicySet(
+        snapshot,
+        buildDecisionMap({
+          decision_map_id: 'ns:decision_map:x',
+          policy_decision_id: 'ns:decision:x',
+          audit_ref: 'ns:audit:x',
+          evidence_refs: [],
+          issued_at: now,
+          request,
+          snapshot,
+          result: decide(request, snapshot, now),
+        }),
+        file.jwks,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -42,10 +42,26 @@ export function velocityPack(): RulePackDocument {
       },
     ],
     tests: [
-      { name: 'quiet hour', context: { request: {}, facts: { counters: { purchases_1h: 0 }, merchant: { jurisdiction: 'DE' } } }, expect: { effect: 'none' } },
-      { name: 'busy hour', context: { request: {}, facts: { counters: { purchases_1h: 3 }, merchant: { jurisdiction: 'DE' } } }, expect: { effect: 'require_approval', reason: 'velocity.hourly_step_up' } },
-      { name: 'too busy', context: { request: {}, facts: { counters: { purchases_1h: 6 }, merchant: { jurisdiction: 'DE' } } }, expect: { effect: 'deny', reason: 'velocity.hourly_count_exceeded' } },
-      { name: 'foreign', context: { request: {}, facts: { counters: { purchases_1h: 0 }, merchant: { jurisdiction: 'XX' } } }, expect: { effect: 'obligate' } },
+      {
+        name: 'quiet hour',
+        context: { request: {}, facts: { counters: { purchases_1h: 0 }, merchant: { jurisdiction: 'DE' } } },
+        expect: { effect: 'none' },
+      },
+      {
+        name: 'busy hour',
+        context: { request: {}, facts: { counters: { purchases_1h: 3 }, merchant: { jurisdiction: 'DE' } } },
+        expect: { effect: 'require_approval', reason: 'velocity.hourly_step_up' },
+      },
+      {
+        name: 'too busy',
+        context: { request: {}, facts: { counters: { purchases_1h: 6 }, merchant: { jurisdiction: 'DE' } } },
+        expect: { effect: 'deny', reason: 'velocity.hourly_count_exceeded' },
+      },
+      {
+        name: 'foreign',
+        context: { request: {}, facts: { counters: { purchases_1h: 0 }, merchant: { jurisdiction: 'XX' } } },
+        expect: { effect: 'obligate' },
+      },
     ],
   };
 }

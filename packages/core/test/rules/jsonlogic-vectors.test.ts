@@ -58,7 +58,7 @@ describe('the shared JsonLogic suite inside the profile', () => {
     expect(generated.indexes).toHaveLength(PROFILE_CASE_COUNT);
   });
 
-  it.skipIf(suite === undefined)('evaluates every case inside the profile to the suite\'s expected result', () => {
+  it.skipIf(suite === undefined)("evaluates every case inside the profile to the suite's expected result", () => {
     const { indexes } = JSON.parse(readFileSync(PROFILE_CASES_PATH, 'utf8')) as { indexes: number[] };
     for (const i of indexes) {
       const [rule, data, expected] = suite![i] as [unknown, unknown, unknown];

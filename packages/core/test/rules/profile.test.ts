@@ -1,6 +1,12 @@
 // The strict JsonLogic profile: every refusal, each with the pointer of the offending value.
 import { describe, expect, it } from 'vitest';
-import { INHERITED_PROPERTY_NAMES, MAX_RULE_DEPTH, MAX_RULE_NODES, checkRuleProfile, pathProblem } from '../../src/index.ts';
+import {
+  INHERITED_PROPERTY_NAMES,
+  MAX_RULE_DEPTH,
+  MAX_RULE_NODES,
+  checkRuleProfile,
+  pathProblem,
+} from '../../src/index.ts';
 
 const at = (expr: unknown) => checkRuleProfile(expr, '/rules/3/when').map((p) => p.pointer);
 
@@ -65,7 +71,16 @@ describe('checkRuleProfile', () => {
   });
 
   it('refuses every inherited property name as a path segment', () => {
-    for (const name of ['length', 'constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'toFixed', 'map']) {
+    for (const name of [
+      'length',
+      'constructor',
+      '__proto__',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      'toFixed',
+      'map',
+    ]) {
       expect(at({ var: `request.${name}` })).toEqual(['/rules/3/when/var']);
       expect(pathProblem(`a.${name}.b`)).toContain('inherited');
     }
@@ -99,7 +114,9 @@ describe('checkRuleProfile', () => {
   it(`refuses more than ${MAX_RULE_NODES} nodes`, () => {
     expect(at({ '+': Array.from({ length: MAX_RULE_NODES - 2 }, () => 1) })).toEqual([]);
     const problems = checkRuleProfile({ '+': Array.from({ length: MAX_RULE_NODES - 1 }, () => 1) }, '/rules/0/when');
-    expect(problems).toEqual([{ pointer: '/rules/0/when', message: `rule has 2001 nodes, at most ${MAX_RULE_NODES} allowed` }]);
+    expect(problems).toEqual([
+      { pointer: '/rules/0/when', message: `rule has 2001 nodes, at most ${MAX_RULE_NODES} allowed` },
+    ]);
   });
 });
 

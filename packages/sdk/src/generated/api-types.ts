@@ -96,6 +96,10 @@ export interface ListEntitiesResponse {
     } | null;
     key_thumbprint: string | null;
     state: 'active' | 'suspended' | 'tombstoned';
+    /**
+     * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+     */
+    time_zone?: string;
     created_at: string;
     updated_at: string;
   }[];
@@ -118,6 +122,10 @@ export interface CreateEntityBody {
   public_key_jwk?: {
     [k: string]: unknown;
   };
+  /**
+   * IANA time zone (`Europe/Paris`) in which rule packs read the principal’s local time (`facts.local_time`); UTC when absent. Fixed at registration; restated by `ns.entity.created`.
+   */
+  time_zone?: string;
 }
 
 /**
@@ -135,6 +143,10 @@ export interface CreateEntityResponse {
   } | null;
   key_thumbprint: string | null;
   state: 'active' | 'suspended' | 'tombstoned';
+  /**
+   * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+   */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -161,6 +173,10 @@ export interface GetEntityResponse {
   } | null;
   key_thumbprint: string | null;
   state: 'active' | 'suspended' | 'tombstoned';
+  /**
+   * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+   */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -187,6 +203,10 @@ export interface DeleteEntityResponse {
   } | null;
   key_thumbprint: string | null;
   state: 'active' | 'suspended' | 'tombstoned';
+  /**
+   * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+   */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -213,6 +233,10 @@ export interface SuspendEntityResponse {
   } | null;
   key_thumbprint: string | null;
   state: 'active' | 'suspended' | 'tombstoned';
+  /**
+   * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+   */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -239,6 +263,10 @@ export interface ActivateEntityResponse {
   } | null;
   key_thumbprint: string | null;
   state: 'active' | 'suspended' | 'tombstoned';
+  /**
+   * IANA time zone of the local time rule packs read (`facts.local_time`); UTC when absent
+   */
+  time_zone?: string;
   created_at: string;
   updated_at: string;
 }
@@ -1136,38 +1164,41 @@ export interface GetDecisionResponse {
   policy_decision_id: string;
   decision: 'allow_with_constraints' | 'require_approval' | 'deny';
   /**
-   * a reason code of the contract (docs/authorize.md lists what each means)
+   * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
    */
   reason:
-    | 'payload_signature_missing'
-    | 'payload_signature_invalid'
-    | 'payload_stale'
-    | 'payload_replayed'
-    | 'principal_inactive'
-    | 'actor_inactive'
-    | 'instrument_inactive'
-    | 'instrument_not_bound'
-    | 'authority_not_found'
-    | 'capability_not_granted'
-    | 'authority_revoked'
-    | 'authority_expired'
-    | 'delegation_invalid'
-    | 'merchant_unknown'
-    | 'merchant_category_blocked'
-    | 'merchant_category_not_allowed'
-    | 'jurisdiction_not_allowed'
-    | 'currency_mismatch'
-    | 'amount_above_agent_threshold'
-    | 'daily_limit_exceeded'
-    | 'risk_state_blocked'
-    | 'risk_state_elevated'
-    | 'amount_above_approval_threshold'
-    | 'approval_pending'
-    | 'approval_rejected'
-    | 'approval_expired'
-    | 'approval_mismatch'
-    | 'approved_by_principal'
-    | 'scope_within_attenuated_authority';
+    | (
+        | 'payload_signature_missing'
+        | 'payload_signature_invalid'
+        | 'payload_stale'
+        | 'payload_replayed'
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_not_found'
+        | 'capability_not_granted'
+        | 'authority_revoked'
+        | 'authority_expired'
+        | 'delegation_invalid'
+        | 'merchant_unknown'
+        | 'merchant_category_blocked'
+        | 'merchant_category_not_allowed'
+        | 'jurisdiction_not_allowed'
+        | 'currency_mismatch'
+        | 'amount_above_agent_threshold'
+        | 'daily_limit_exceeded'
+        | 'risk_state_blocked'
+        | 'risk_state_elevated'
+        | 'amount_above_approval_threshold'
+        | 'approval_pending'
+        | 'approval_rejected'
+        | 'approval_expired'
+        | 'approval_mismatch'
+        | 'approved_by_principal'
+        | 'scope_within_attenuated_authority'
+      )
+    | string;
   /**
    * `none` unless an allowed `execute` reserved money; then settled by POST /v1/runtime/outcomes
    */
@@ -1229,38 +1260,41 @@ export interface ListApprovalsResponse {
     actor_entity_id: string;
     status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
     /**
-     * the reason code of the decision that asked for the approval
+     * the reason code of the decision that asked for the approval (a rule’s when a rule asked)
      */
     reason:
-      | 'payload_signature_missing'
-      | 'payload_signature_invalid'
-      | 'payload_stale'
-      | 'payload_replayed'
-      | 'principal_inactive'
-      | 'actor_inactive'
-      | 'instrument_inactive'
-      | 'instrument_not_bound'
-      | 'authority_not_found'
-      | 'capability_not_granted'
-      | 'authority_revoked'
-      | 'authority_expired'
-      | 'delegation_invalid'
-      | 'merchant_unknown'
-      | 'merchant_category_blocked'
-      | 'merchant_category_not_allowed'
-      | 'jurisdiction_not_allowed'
-      | 'currency_mismatch'
-      | 'amount_above_agent_threshold'
-      | 'daily_limit_exceeded'
-      | 'risk_state_blocked'
-      | 'risk_state_elevated'
-      | 'amount_above_approval_threshold'
-      | 'approval_pending'
-      | 'approval_rejected'
-      | 'approval_expired'
-      | 'approval_mismatch'
-      | 'approved_by_principal'
-      | 'scope_within_attenuated_authority';
+      | (
+          | 'payload_signature_missing'
+          | 'payload_signature_invalid'
+          | 'payload_stale'
+          | 'payload_replayed'
+          | 'principal_inactive'
+          | 'actor_inactive'
+          | 'instrument_inactive'
+          | 'instrument_not_bound'
+          | 'authority_not_found'
+          | 'capability_not_granted'
+          | 'authority_revoked'
+          | 'authority_expired'
+          | 'delegation_invalid'
+          | 'merchant_unknown'
+          | 'merchant_category_blocked'
+          | 'merchant_category_not_allowed'
+          | 'jurisdiction_not_allowed'
+          | 'currency_mismatch'
+          | 'amount_above_agent_threshold'
+          | 'daily_limit_exceeded'
+          | 'risk_state_blocked'
+          | 'risk_state_elevated'
+          | 'amount_above_approval_threshold'
+          | 'approval_pending'
+          | 'approval_rejected'
+          | 'approval_expired'
+          | 'approval_mismatch'
+          | 'approved_by_principal'
+          | 'scope_within_attenuated_authority'
+        )
+      | string;
     /**
      * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
      */
@@ -1296,38 +1330,41 @@ export interface GetApprovalResponse {
   actor_entity_id: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
   /**
-   * the reason code of the decision that asked for the approval
+   * the reason code of the decision that asked for the approval (a rule’s when a rule asked)
    */
   reason:
-    | 'payload_signature_missing'
-    | 'payload_signature_invalid'
-    | 'payload_stale'
-    | 'payload_replayed'
-    | 'principal_inactive'
-    | 'actor_inactive'
-    | 'instrument_inactive'
-    | 'instrument_not_bound'
-    | 'authority_not_found'
-    | 'capability_not_granted'
-    | 'authority_revoked'
-    | 'authority_expired'
-    | 'delegation_invalid'
-    | 'merchant_unknown'
-    | 'merchant_category_blocked'
-    | 'merchant_category_not_allowed'
-    | 'jurisdiction_not_allowed'
-    | 'currency_mismatch'
-    | 'amount_above_agent_threshold'
-    | 'daily_limit_exceeded'
-    | 'risk_state_blocked'
-    | 'risk_state_elevated'
-    | 'amount_above_approval_threshold'
-    | 'approval_pending'
-    | 'approval_rejected'
-    | 'approval_expired'
-    | 'approval_mismatch'
-    | 'approved_by_principal'
-    | 'scope_within_attenuated_authority';
+    | (
+        | 'payload_signature_missing'
+        | 'payload_signature_invalid'
+        | 'payload_stale'
+        | 'payload_replayed'
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_not_found'
+        | 'capability_not_granted'
+        | 'authority_revoked'
+        | 'authority_expired'
+        | 'delegation_invalid'
+        | 'merchant_unknown'
+        | 'merchant_category_blocked'
+        | 'merchant_category_not_allowed'
+        | 'jurisdiction_not_allowed'
+        | 'currency_mismatch'
+        | 'amount_above_agent_threshold'
+        | 'daily_limit_exceeded'
+        | 'risk_state_blocked'
+        | 'risk_state_elevated'
+        | 'amount_above_approval_threshold'
+        | 'approval_pending'
+        | 'approval_rejected'
+        | 'approval_expired'
+        | 'approval_mismatch'
+        | 'approved_by_principal'
+        | 'scope_within_attenuated_authority'
+      )
+    | string;
   /**
    * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
    */
@@ -1372,38 +1409,41 @@ export interface DecideApprovalResponse {
   actor_entity_id: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed';
   /**
-   * the reason code of the decision that asked for the approval
+   * the reason code of the decision that asked for the approval (a rule’s when a rule asked)
    */
   reason:
-    | 'payload_signature_missing'
-    | 'payload_signature_invalid'
-    | 'payload_stale'
-    | 'payload_replayed'
-    | 'principal_inactive'
-    | 'actor_inactive'
-    | 'instrument_inactive'
-    | 'instrument_not_bound'
-    | 'authority_not_found'
-    | 'capability_not_granted'
-    | 'authority_revoked'
-    | 'authority_expired'
-    | 'delegation_invalid'
-    | 'merchant_unknown'
-    | 'merchant_category_blocked'
-    | 'merchant_category_not_allowed'
-    | 'jurisdiction_not_allowed'
-    | 'currency_mismatch'
-    | 'amount_above_agent_threshold'
-    | 'daily_limit_exceeded'
-    | 'risk_state_blocked'
-    | 'risk_state_elevated'
-    | 'amount_above_approval_threshold'
-    | 'approval_pending'
-    | 'approval_rejected'
-    | 'approval_expired'
-    | 'approval_mismatch'
-    | 'approved_by_principal'
-    | 'scope_within_attenuated_authority';
+    | (
+        | 'payload_signature_missing'
+        | 'payload_signature_invalid'
+        | 'payload_stale'
+        | 'payload_replayed'
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_not_found'
+        | 'capability_not_granted'
+        | 'authority_revoked'
+        | 'authority_expired'
+        | 'delegation_invalid'
+        | 'merchant_unknown'
+        | 'merchant_category_blocked'
+        | 'merchant_category_not_allowed'
+        | 'jurisdiction_not_allowed'
+        | 'currency_mismatch'
+        | 'amount_above_agent_threshold'
+        | 'daily_limit_exceeded'
+        | 'risk_state_blocked'
+        | 'risk_state_elevated'
+        | 'amount_above_approval_threshold'
+        | 'approval_pending'
+        | 'approval_rejected'
+        | 'approval_expired'
+        | 'approval_mismatch'
+        | 'approved_by_principal'
+        | 'scope_within_attenuated_authority'
+      )
+    | string;
   /**
    * what is approved; the retry must repeat it: `subject` and its `action`, `merchant_id`, `amount`, `instrument_id`, `basket_hash`, and `basket` (the items as the agent sent them, shown only when they hash to `basket_hash`)
    */
@@ -1532,9 +1572,150 @@ export interface ListPoliciesResponse {
       check: string;
       reasons: {
         /**
-         * a reason code of the contract (docs/authorize.md lists what each means)
+         * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
          */
         reason:
+          | (
+              | 'payload_signature_missing'
+              | 'payload_signature_invalid'
+              | 'payload_stale'
+              | 'payload_replayed'
+              | 'principal_inactive'
+              | 'actor_inactive'
+              | 'instrument_inactive'
+              | 'instrument_not_bound'
+              | 'authority_not_found'
+              | 'capability_not_granted'
+              | 'authority_revoked'
+              | 'authority_expired'
+              | 'delegation_invalid'
+              | 'merchant_unknown'
+              | 'merchant_category_blocked'
+              | 'merchant_category_not_allowed'
+              | 'jurisdiction_not_allowed'
+              | 'currency_mismatch'
+              | 'amount_above_agent_threshold'
+              | 'daily_limit_exceeded'
+              | 'risk_state_blocked'
+              | 'risk_state_elevated'
+              | 'amount_above_approval_threshold'
+              | 'approval_pending'
+              | 'approval_rejected'
+              | 'approval_expired'
+              | 'approval_mismatch'
+              | 'approved_by_principal'
+              | 'scope_within_attenuated_authority'
+            )
+          | string;
+        decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+      }[];
+    }[];
+    conclusion: {
+      /**
+       * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+       */
+      reason:
+        | (
+            | 'payload_signature_missing'
+            | 'payload_signature_invalid'
+            | 'payload_stale'
+            | 'payload_replayed'
+            | 'principal_inactive'
+            | 'actor_inactive'
+            | 'instrument_inactive'
+            | 'instrument_not_bound'
+            | 'authority_not_found'
+            | 'capability_not_granted'
+            | 'authority_revoked'
+            | 'authority_expired'
+            | 'delegation_invalid'
+            | 'merchant_unknown'
+            | 'merchant_category_blocked'
+            | 'merchant_category_not_allowed'
+            | 'jurisdiction_not_allowed'
+            | 'currency_mismatch'
+            | 'amount_above_agent_threshold'
+            | 'daily_limit_exceeded'
+            | 'risk_state_blocked'
+            | 'risk_state_elevated'
+            | 'amount_above_approval_threshold'
+            | 'approval_pending'
+            | 'approval_rejected'
+            | 'approval_expired'
+            | 'approval_mismatch'
+            | 'approved_by_principal'
+            | 'scope_within_attenuated_authority'
+          )
+        | string;
+      decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+    }[];
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/policies/{id}: One policy (`ns:policy:<name>`)
+ */
+export interface GetPolicyParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/policies/{id}: One policy (`ns:policy:<name>`)
+ */
+export interface GetPolicyResponse {
+  policy_id: string;
+  version: string;
+  engine_version: string;
+  description: string;
+  checks: {
+    step: number;
+    check: string;
+    reasons: {
+      /**
+       * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+       */
+      reason:
+        | (
+            | 'payload_signature_missing'
+            | 'payload_signature_invalid'
+            | 'payload_stale'
+            | 'payload_replayed'
+            | 'principal_inactive'
+            | 'actor_inactive'
+            | 'instrument_inactive'
+            | 'instrument_not_bound'
+            | 'authority_not_found'
+            | 'capability_not_granted'
+            | 'authority_revoked'
+            | 'authority_expired'
+            | 'delegation_invalid'
+            | 'merchant_unknown'
+            | 'merchant_category_blocked'
+            | 'merchant_category_not_allowed'
+            | 'jurisdiction_not_allowed'
+            | 'currency_mismatch'
+            | 'amount_above_agent_threshold'
+            | 'daily_limit_exceeded'
+            | 'risk_state_blocked'
+            | 'risk_state_elevated'
+            | 'amount_above_approval_threshold'
+            | 'approval_pending'
+            | 'approval_rejected'
+            | 'approval_expired'
+            | 'approval_mismatch'
+            | 'approved_by_principal'
+            | 'scope_within_attenuated_authority'
+          )
+        | string;
+      decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+    }[];
+  }[];
+  conclusion: {
+    /**
+     * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+     */
+    reason:
+      | (
           | 'payload_signature_missing'
           | 'payload_signature_invalid'
           | 'payload_stale'
@@ -1563,138 +1744,9 @@ export interface ListPoliciesResponse {
           | 'approval_expired'
           | 'approval_mismatch'
           | 'approved_by_principal'
-          | 'scope_within_attenuated_authority';
-        decision: 'allow_with_constraints' | 'require_approval' | 'deny';
-      }[];
-    }[];
-    conclusion: {
-      /**
-       * a reason code of the contract (docs/authorize.md lists what each means)
-       */
-      reason:
-        | 'payload_signature_missing'
-        | 'payload_signature_invalid'
-        | 'payload_stale'
-        | 'payload_replayed'
-        | 'principal_inactive'
-        | 'actor_inactive'
-        | 'instrument_inactive'
-        | 'instrument_not_bound'
-        | 'authority_not_found'
-        | 'capability_not_granted'
-        | 'authority_revoked'
-        | 'authority_expired'
-        | 'delegation_invalid'
-        | 'merchant_unknown'
-        | 'merchant_category_blocked'
-        | 'merchant_category_not_allowed'
-        | 'jurisdiction_not_allowed'
-        | 'currency_mismatch'
-        | 'amount_above_agent_threshold'
-        | 'daily_limit_exceeded'
-        | 'risk_state_blocked'
-        | 'risk_state_elevated'
-        | 'amount_above_approval_threshold'
-        | 'approval_pending'
-        | 'approval_rejected'
-        | 'approval_expired'
-        | 'approval_mismatch'
-        | 'approved_by_principal'
-        | 'scope_within_attenuated_authority';
-      decision: 'allow_with_constraints' | 'require_approval' | 'deny';
-    }[];
-  }[];
-}
-
-/**
- * path parameters of GET /v1/policies/{id}: One policy (`ns:policy:<name>`)
- */
-export interface GetPolicyParams {
-  id: string;
-}
-
-/**
- * response (200) of GET /v1/policies/{id}: One policy (`ns:policy:<name>`)
- */
-export interface GetPolicyResponse {
-  policy_id: string;
-  version: string;
-  engine_version: string;
-  description: string;
-  checks: {
-    step: number;
-    check: string;
-    reasons: {
-      /**
-       * a reason code of the contract (docs/authorize.md lists what each means)
-       */
-      reason:
-        | 'payload_signature_missing'
-        | 'payload_signature_invalid'
-        | 'payload_stale'
-        | 'payload_replayed'
-        | 'principal_inactive'
-        | 'actor_inactive'
-        | 'instrument_inactive'
-        | 'instrument_not_bound'
-        | 'authority_not_found'
-        | 'capability_not_granted'
-        | 'authority_revoked'
-        | 'authority_expired'
-        | 'delegation_invalid'
-        | 'merchant_unknown'
-        | 'merchant_category_blocked'
-        | 'merchant_category_not_allowed'
-        | 'jurisdiction_not_allowed'
-        | 'currency_mismatch'
-        | 'amount_above_agent_threshold'
-        | 'daily_limit_exceeded'
-        | 'risk_state_blocked'
-        | 'risk_state_elevated'
-        | 'amount_above_approval_threshold'
-        | 'approval_pending'
-        | 'approval_rejected'
-        | 'approval_expired'
-        | 'approval_mismatch'
-        | 'approved_by_principal'
-        | 'scope_within_attenuated_authority';
-      decision: 'allow_with_constraints' | 'require_approval' | 'deny';
-    }[];
-  }[];
-  conclusion: {
-    /**
-     * a reason code of the contract (docs/authorize.md lists what each means)
-     */
-    reason:
-      | 'payload_signature_missing'
-      | 'payload_signature_invalid'
-      | 'payload_stale'
-      | 'payload_replayed'
-      | 'principal_inactive'
-      | 'actor_inactive'
-      | 'instrument_inactive'
-      | 'instrument_not_bound'
-      | 'authority_not_found'
-      | 'capability_not_granted'
-      | 'authority_revoked'
-      | 'authority_expired'
-      | 'delegation_invalid'
-      | 'merchant_unknown'
-      | 'merchant_category_blocked'
-      | 'merchant_category_not_allowed'
-      | 'jurisdiction_not_allowed'
-      | 'currency_mismatch'
-      | 'amount_above_agent_threshold'
-      | 'daily_limit_exceeded'
-      | 'risk_state_blocked'
-      | 'risk_state_elevated'
-      | 'amount_above_approval_threshold'
-      | 'approval_pending'
-      | 'approval_rejected'
-      | 'approval_expired'
-      | 'approval_mismatch'
-      | 'approved_by_principal'
-      | 'scope_within_attenuated_authority';
+          | 'scope_within_attenuated_authority'
+        )
+      | string;
     decision: 'allow_with_constraints' | 'require_approval' | 'deny';
   }[];
 }
@@ -1764,38 +1816,41 @@ export interface AuthorizeResponse {
   policy_decision_id: string;
   decision: 'allow_with_constraints' | 'require_approval' | 'deny';
   /**
-   * a reason code of the contract (docs/authorize.md lists what each means)
+   * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
    */
   reason:
-    | 'payload_signature_missing'
-    | 'payload_signature_invalid'
-    | 'payload_stale'
-    | 'payload_replayed'
-    | 'principal_inactive'
-    | 'actor_inactive'
-    | 'instrument_inactive'
-    | 'instrument_not_bound'
-    | 'authority_not_found'
-    | 'capability_not_granted'
-    | 'authority_revoked'
-    | 'authority_expired'
-    | 'delegation_invalid'
-    | 'merchant_unknown'
-    | 'merchant_category_blocked'
-    | 'merchant_category_not_allowed'
-    | 'jurisdiction_not_allowed'
-    | 'currency_mismatch'
-    | 'amount_above_agent_threshold'
-    | 'daily_limit_exceeded'
-    | 'risk_state_blocked'
-    | 'risk_state_elevated'
-    | 'amount_above_approval_threshold'
-    | 'approval_pending'
-    | 'approval_rejected'
-    | 'approval_expired'
-    | 'approval_mismatch'
-    | 'approved_by_principal'
-    | 'scope_within_attenuated_authority';
+    | (
+        | 'payload_signature_missing'
+        | 'payload_signature_invalid'
+        | 'payload_stale'
+        | 'payload_replayed'
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_not_found'
+        | 'capability_not_granted'
+        | 'authority_revoked'
+        | 'authority_expired'
+        | 'delegation_invalid'
+        | 'merchant_unknown'
+        | 'merchant_category_blocked'
+        | 'merchant_category_not_allowed'
+        | 'jurisdiction_not_allowed'
+        | 'currency_mismatch'
+        | 'amount_above_agent_threshold'
+        | 'daily_limit_exceeded'
+        | 'risk_state_blocked'
+        | 'risk_state_elevated'
+        | 'amount_above_approval_threshold'
+        | 'approval_pending'
+        | 'approval_rejected'
+        | 'approval_expired'
+        | 'approval_mismatch'
+        | 'approved_by_principal'
+        | 'scope_within_attenuated_authority'
+      )
+    | string;
   obligations: {
     type: string;
     basket_hash?: string;
@@ -2480,7 +2535,12 @@ export interface ListEventTypesQuery {
     | 'key'
     | 'audit'
     | 'webhook'
-    | 'listing';
+    | 'listing'
+    | 'rule_pack'
+    | 'rule_activation'
+    | 'dictionary'
+    | 'sector_pack'
+    | 'backtest';
 }
 
 /**
@@ -2973,7 +3033,7 @@ export interface SearchDecisionsQuery {
    */
   principal_entity_id?: string;
   /**
-   * one reason code (CONTRACT section 3)
+   * one reason code (CONTRACT section 3), or a rule pack’s `<pack name>.<code>` (section 19)
    */
   reason?: string;
   /**
@@ -2998,38 +3058,41 @@ export interface SearchDecisionsResponse {
     policy_decision_id: string;
     decision: 'allow_with_constraints' | 'require_approval' | 'deny';
     /**
-     * a reason code of the contract (docs/authorize.md lists what each means)
+     * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
      */
     reason:
-      | 'payload_signature_missing'
-      | 'payload_signature_invalid'
-      | 'payload_stale'
-      | 'payload_replayed'
-      | 'principal_inactive'
-      | 'actor_inactive'
-      | 'instrument_inactive'
-      | 'instrument_not_bound'
-      | 'authority_not_found'
-      | 'capability_not_granted'
-      | 'authority_revoked'
-      | 'authority_expired'
-      | 'delegation_invalid'
-      | 'merchant_unknown'
-      | 'merchant_category_blocked'
-      | 'merchant_category_not_allowed'
-      | 'jurisdiction_not_allowed'
-      | 'currency_mismatch'
-      | 'amount_above_agent_threshold'
-      | 'daily_limit_exceeded'
-      | 'risk_state_blocked'
-      | 'risk_state_elevated'
-      | 'amount_above_approval_threshold'
-      | 'approval_pending'
-      | 'approval_rejected'
-      | 'approval_expired'
-      | 'approval_mismatch'
-      | 'approved_by_principal'
-      | 'scope_within_attenuated_authority';
+      | (
+          | 'payload_signature_missing'
+          | 'payload_signature_invalid'
+          | 'payload_stale'
+          | 'payload_replayed'
+          | 'principal_inactive'
+          | 'actor_inactive'
+          | 'instrument_inactive'
+          | 'instrument_not_bound'
+          | 'authority_not_found'
+          | 'capability_not_granted'
+          | 'authority_revoked'
+          | 'authority_expired'
+          | 'delegation_invalid'
+          | 'merchant_unknown'
+          | 'merchant_category_blocked'
+          | 'merchant_category_not_allowed'
+          | 'jurisdiction_not_allowed'
+          | 'currency_mismatch'
+          | 'amount_above_agent_threshold'
+          | 'daily_limit_exceeded'
+          | 'risk_state_blocked'
+          | 'risk_state_elevated'
+          | 'amount_above_approval_threshold'
+          | 'approval_pending'
+          | 'approval_rejected'
+          | 'approval_expired'
+          | 'approval_mismatch'
+          | 'approved_by_principal'
+          | 'scope_within_attenuated_authority'
+        )
+      | string;
     actor_entity_id: string;
     principal_entity_id: string;
     subject: string;
@@ -3060,7 +3123,7 @@ export interface GetDecisionStatsQuery {
    */
   principal_entity_id?: string;
   /**
-   * one reason code (CONTRACT section 3)
+   * one reason code (CONTRACT section 3), or a rule pack’s `<pack name>.<code>` (section 19)
    */
   reason?: string;
   /**
@@ -3088,38 +3151,41 @@ export interface GetDecisionStatsResponse {
   total: number;
   by_reason: {
     /**
-     * a reason code of the contract (docs/authorize.md lists what each means)
+     * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
      */
     reason:
-      | 'payload_signature_missing'
-      | 'payload_signature_invalid'
-      | 'payload_stale'
-      | 'payload_replayed'
-      | 'principal_inactive'
-      | 'actor_inactive'
-      | 'instrument_inactive'
-      | 'instrument_not_bound'
-      | 'authority_not_found'
-      | 'capability_not_granted'
-      | 'authority_revoked'
-      | 'authority_expired'
-      | 'delegation_invalid'
-      | 'merchant_unknown'
-      | 'merchant_category_blocked'
-      | 'merchant_category_not_allowed'
-      | 'jurisdiction_not_allowed'
-      | 'currency_mismatch'
-      | 'amount_above_agent_threshold'
-      | 'daily_limit_exceeded'
-      | 'risk_state_blocked'
-      | 'risk_state_elevated'
-      | 'amount_above_approval_threshold'
-      | 'approval_pending'
-      | 'approval_rejected'
-      | 'approval_expired'
-      | 'approval_mismatch'
-      | 'approved_by_principal'
-      | 'scope_within_attenuated_authority';
+      | (
+          | 'payload_signature_missing'
+          | 'payload_signature_invalid'
+          | 'payload_stale'
+          | 'payload_replayed'
+          | 'principal_inactive'
+          | 'actor_inactive'
+          | 'instrument_inactive'
+          | 'instrument_not_bound'
+          | 'authority_not_found'
+          | 'capability_not_granted'
+          | 'authority_revoked'
+          | 'authority_expired'
+          | 'delegation_invalid'
+          | 'merchant_unknown'
+          | 'merchant_category_blocked'
+          | 'merchant_category_not_allowed'
+          | 'jurisdiction_not_allowed'
+          | 'currency_mismatch'
+          | 'amount_above_agent_threshold'
+          | 'daily_limit_exceeded'
+          | 'risk_state_blocked'
+          | 'risk_state_elevated'
+          | 'amount_above_approval_threshold'
+          | 'approval_pending'
+          | 'approval_rejected'
+          | 'approval_expired'
+          | 'approval_mismatch'
+          | 'approved_by_principal'
+          | 'scope_within_attenuated_authority'
+        )
+      | string;
     decision: 'allow_with_constraints' | 'require_approval' | 'deny';
     count: number;
   }[];
@@ -4158,6 +4224,979 @@ export interface GetListingResponse {
   };
 }
 
+/**
+ * query of GET /v1/rule-packs: Every rule pack version, in storage order
+ */
+export interface ListRulePacksQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  state?: 'draft' | 'published' | 'retired';
+  domain?: 'purchase' | 'generic';
+}
+
+/**
+ * response (200) of GET /v1/rule-packs: Every rule pack version, in storage order
+ */
+export interface ListRulePacksResponse {
+  items: {
+    /**
+     * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+     */
+    id: string;
+    name: string;
+    /**
+     * semver
+     */
+    version: string;
+    title: string;
+    /**
+     * rule packs only
+     */
+    domain?: 'purchase' | 'generic';
+    state: 'draft' | 'published' | 'retired';
+    origin: 'shipped' | 'operator';
+    /**
+     * `sha-256:` of the published document without `signature`; null for a draft
+     */
+    digest: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * a `ns.rule_pack.v1` document (GET /v1/schemas/ns.rule_pack.v1)
+ */
+export interface CreateRulePackDraftBody {
+  [k: string]: unknown;
+}
+
+/**
+ * response (201) of POST /v1/rule-packs: Store a draft rule pack version (a full `ns.rule_pack.v1` document)
+ */
+export interface CreateRulePackDraftResponse {
+  /**
+   * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+   */
+  id: string;
+  name: string;
+  /**
+   * semver
+   */
+  version: string;
+  title: string;
+  /**
+   * rule packs only
+   */
+  domain?: 'purchase' | 'generic';
+  state: 'draft' | 'published' | 'retired';
+  origin: 'shipped' | 'operator';
+  /**
+   * `sha-256:` of the published document without `signature`; null for a draft
+   */
+  digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * path parameters of GET /v1/rule-packs/{name}: The versions of one rule pack
+ */
+export interface GetRulePackVersionsParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+}
+
+/**
+ * response (200) of GET /v1/rule-packs/{name}: The versions of one rule pack
+ */
+export interface GetRulePackVersionsResponse {
+  id: string;
+  name: string;
+  versions: {
+    /**
+     * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+     */
+    id: string;
+    name: string;
+    /**
+     * semver
+     */
+    version: string;
+    title: string;
+    /**
+     * rule packs only
+     */
+    domain?: 'purchase' | 'generic';
+    state: 'draft' | 'published' | 'retired';
+    origin: 'shipped' | 'operator';
+    /**
+     * `sha-256:` of the published document without `signature`; null for a draft
+     */
+    digest: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/rule-packs/{name}/versions/{version}: One rule pack version: the document exactly as stored (signed once published)
+ */
+export interface GetRulePackVersionParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * a `ns.rule_pack.v1` document (GET /v1/schemas/ns.rule_pack.v1)
+ */
+export interface GetRulePackVersionResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of POST /v1/rule-packs/{name}/versions/{version}/test: Run a rule pack version's own tests
+ */
+export interface TestRulePackParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * response (200) of POST /v1/rule-packs/{name}/versions/{version}/test: Run a rule pack version's own tests
+ */
+export interface TestRulePackResponse {
+  passed: number;
+  failed: number;
+  results: {
+    name: string;
+    passed: boolean;
+    actual: {
+      effect: string;
+      reason?: string;
+    };
+    expected: {
+      [k: string]: unknown;
+    };
+  }[];
+}
+
+/**
+ * path parameters of POST /v1/rule-packs/{name}/versions/{version}/publish: Publish a draft: tests must pass; the service signs it and it never changes again
+ */
+export interface PublishRulePackParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * response (200) of POST /v1/rule-packs/{name}/versions/{version}/publish: Publish a draft: tests must pass; the service signs it and it never changes again
+ */
+export interface PublishRulePackResponse {
+  /**
+   * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+   */
+  id: string;
+  name: string;
+  /**
+   * semver
+   */
+  version: string;
+  title: string;
+  /**
+   * rule packs only
+   */
+  domain?: 'purchase' | 'generic';
+  state: 'draft' | 'published' | 'retired';
+  origin: 'shipped' | 'operator';
+  /**
+   * `sha-256:` of the published document without `signature`; null for a draft
+   */
+  digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * path parameters of POST /v1/rule-packs/{name}/versions/{version}/retire: Retire a published version: deactivates its activations in the same transaction
+ */
+export interface RetireRulePackParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * response (200) of POST /v1/rule-packs/{name}/versions/{version}/retire: Retire a published version: deactivates its activations in the same transaction
+ */
+export interface RetireRulePackResponse {
+  /**
+   * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+   */
+  id: string;
+  name: string;
+  /**
+   * semver
+   */
+  version: string;
+  title: string;
+  /**
+   * rule packs only
+   */
+  domain?: 'purchase' | 'generic';
+  state: 'draft' | 'published' | 'retired';
+  origin: 'shipped' | 'operator';
+  /**
+   * `sha-256:` of the published document without `signature`; null for a draft
+   */
+  digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * query of GET /v1/dictionaries: Every dictionary version, in storage order
+ */
+export interface ListDictionariesQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  state?: 'draft' | 'published' | 'retired';
+}
+
+/**
+ * response (200) of GET /v1/dictionaries: Every dictionary version, in storage order
+ */
+export interface ListDictionariesResponse {
+  items: {
+    /**
+     * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+     */
+    id: string;
+    name: string;
+    /**
+     * semver
+     */
+    version: string;
+    title: string;
+    /**
+     * rule packs only
+     */
+    domain?: 'purchase' | 'generic';
+    state: 'draft' | 'published' | 'retired';
+    origin: 'shipped' | 'operator';
+    /**
+     * `sha-256:` of the published document without `signature`; null for a draft
+     */
+    digest: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * a `ns.dictionary.v1` document (GET /v1/schemas/ns.dictionary.v1)
+ */
+export interface CreateDictionaryDraftBody {
+  [k: string]: unknown;
+}
+
+/**
+ * response (201) of POST /v1/dictionaries: Store a draft dictionary version (a full `ns.dictionary.v1` document)
+ */
+export interface CreateDictionaryDraftResponse {
+  /**
+   * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+   */
+  id: string;
+  name: string;
+  /**
+   * semver
+   */
+  version: string;
+  title: string;
+  /**
+   * rule packs only
+   */
+  domain?: 'purchase' | 'generic';
+  state: 'draft' | 'published' | 'retired';
+  origin: 'shipped' | 'operator';
+  /**
+   * `sha-256:` of the published document without `signature`; null for a draft
+   */
+  digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * path parameters of GET /v1/dictionaries/{name}: The versions of one dictionary
+ */
+export interface GetDictionaryVersionsParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+}
+
+/**
+ * response (200) of GET /v1/dictionaries/{name}: The versions of one dictionary
+ */
+export interface GetDictionaryVersionsResponse {
+  id: string;
+  name: string;
+  versions: {
+    /**
+     * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+     */
+    id: string;
+    name: string;
+    /**
+     * semver
+     */
+    version: string;
+    title: string;
+    /**
+     * rule packs only
+     */
+    domain?: 'purchase' | 'generic';
+    state: 'draft' | 'published' | 'retired';
+    origin: 'shipped' | 'operator';
+    /**
+     * `sha-256:` of the published document without `signature`; null for a draft
+     */
+    digest: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/dictionaries/{name}/versions/{version}: One dictionary version: the document exactly as stored (signed once published)
+ */
+export interface GetDictionaryVersionParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * a `ns.dictionary.v1` document (GET /v1/schemas/ns.dictionary.v1)
+ */
+export interface GetDictionaryVersionResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * path parameters of POST /v1/dictionaries/{name}/versions/{version}/publish: Publish a draft dictionary: signed by the service, immutable
+ */
+export interface PublishDictionaryParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * response (200) of POST /v1/dictionaries/{name}/versions/{version}/publish: Publish a draft dictionary: signed by the service, immutable
+ */
+export interface PublishDictionaryResponse {
+  /**
+   * `ns:rule_pack:<name>` or `ns:dictionary:<name>`
+   */
+  id: string;
+  name: string;
+  /**
+   * semver
+   */
+  version: string;
+  title: string;
+  /**
+   * rule packs only
+   */
+  domain?: 'purchase' | 'generic';
+  state: 'draft' | 'published' | 'retired';
+  origin: 'shipped' | 'operator';
+  /**
+   * `sha-256:` of the published document without `signature`; null for a draft
+   */
+  digest: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * query of GET /v1/dictionaries/{name}/terms/{code}: One term of the latest published version of a dictionary
+ */
+export interface GetDictionaryTermQuery {
+  /**
+   * a given version instead of the latest
+   */
+  version?: string;
+}
+
+/**
+ * path parameters of GET /v1/dictionaries/{name}/terms/{code}: One term of the latest published version of a dictionary
+ */
+export interface GetDictionaryTermParams {
+  name: string;
+  /**
+   * the term code, e.g. `5411`
+   */
+  code: string;
+}
+
+/**
+ * response (200) of GET /v1/dictionaries/{name}/terms/{code}: One term of the latest published version of a dictionary
+ */
+export interface GetDictionaryTermResponse {
+  dictionary_id: string;
+  version: string;
+  term: {
+    code: string;
+    label: string;
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * response (200) of GET /v1/sector-packs: The sector packs shipped with this release
+ */
+export interface ListSectorPacksResponse {
+  items: {
+    sector_pack_id: string;
+    name: string;
+    version: string;
+    title: string;
+    sector: string;
+    rule_packs: string[];
+    digest: string;
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/sector-packs/{name}: One sector pack, signed by the service
+ */
+export interface GetSectorPackParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+}
+
+/**
+ * a `ns.sector_pack.v1` document (GET /v1/schemas/ns.sector_pack.v1)
+ */
+export interface GetSectorPackResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * request body of POST /v1/sector-packs/{name}/apply: Activate every rule pack of a sector pack for one principal, all or none
+ */
+export interface ApplySectorPackBody {
+  principal_entity_id: string;
+  /**
+   * `shadow`: evaluated and recorded, never decisive
+   */
+  mode: 'enforce' | 'shadow';
+}
+
+/**
+ * path parameters of POST /v1/sector-packs/{name}/apply: Activate every rule pack of a sector pack for one principal, all or none
+ */
+export interface ApplySectorPackParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+}
+
+/**
+ * response (201) of POST /v1/sector-packs/{name}/apply: Activate every rule pack of a sector pack for one principal, all or none
+ */
+export interface ApplySectorPackResponse {
+  sector_pack_id: string;
+  version: string;
+  digest: string;
+  principal_entity_id: string;
+  /**
+   * `shadow`: evaluated and recorded, never decisive
+   */
+  mode: 'enforce' | 'shadow';
+  activations: {
+    /**
+     * `ns:rule_activation:<uuid>`
+     */
+    activation_id: string;
+    pack_id: string;
+    version: string;
+    digest: string;
+    /**
+     * `{ deployment: true }`, `{ principal_entity_id }` or `{ grant_id }`
+     */
+    target:
+      | {
+          deployment: true;
+        }
+      | {
+          principal_entity_id: string;
+        }
+      | {
+          grant_id: string;
+        };
+    /**
+     * `shadow`: evaluated and recorded, never decisive
+     */
+    mode: 'enforce' | 'shadow';
+    state: 'active' | 'deactivated';
+    /**
+     * the sector pack whose apply made it
+     */
+    sector_pack: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+}
+
+/**
+ * query of GET /v1/rule-activations: Activations, in creation order
+ */
+export interface ListRuleActivationsQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  state?: 'active' | 'deactivated';
+  principal_entity_id?: string;
+  /**
+   * a pack name or id
+   */
+  pack?: string;
+}
+
+/**
+ * response (200) of GET /v1/rule-activations: Activations, in creation order
+ */
+export interface ListRuleActivationsResponse {
+  items: {
+    /**
+     * `ns:rule_activation:<uuid>`
+     */
+    activation_id: string;
+    pack_id: string;
+    version: string;
+    digest: string;
+    /**
+     * `{ deployment: true }`, `{ principal_entity_id }` or `{ grant_id }`
+     */
+    target:
+      | {
+          deployment: true;
+        }
+      | {
+          principal_entity_id: string;
+        }
+      | {
+          grant_id: string;
+        };
+    /**
+     * `shadow`: evaluated and recorded, never decisive
+     */
+    mode: 'enforce' | 'shadow';
+    state: 'active' | 'deactivated';
+    /**
+     * the sector pack whose apply made it
+     */
+    sector_pack: string | null;
+    created_at: string;
+    updated_at: string;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * request body of POST /v1/rule-activations: Activate a published rule pack version for the deployment, a principal or a grant
+ */
+export interface CreateRuleActivationBody {
+  /**
+   * `ns:rule_pack:<name>`, or the name
+   */
+  pack_id: string;
+  version: string;
+  /**
+   * `{ deployment: true }`, `{ principal_entity_id }` or `{ grant_id }`
+   */
+  target:
+    | {
+        deployment: true;
+      }
+    | {
+        principal_entity_id: string;
+      }
+    | {
+        grant_id: string;
+      };
+  /**
+   * `shadow`: evaluated and recorded, never decisive
+   */
+  mode: 'enforce' | 'shadow';
+}
+
+/**
+ * response (201) of POST /v1/rule-activations: Activate a published rule pack version for the deployment, a principal or a grant
+ */
+export interface CreateRuleActivationResponse {
+  /**
+   * `ns:rule_activation:<uuid>`
+   */
+  activation_id: string;
+  pack_id: string;
+  version: string;
+  digest: string;
+  /**
+   * `{ deployment: true }`, `{ principal_entity_id }` or `{ grant_id }`
+   */
+  target:
+    | {
+        deployment: true;
+      }
+    | {
+        principal_entity_id: string;
+      }
+    | {
+        grant_id: string;
+      };
+  /**
+   * `shadow`: evaluated and recorded, never decisive
+   */
+  mode: 'enforce' | 'shadow';
+  state: 'active' | 'deactivated';
+  /**
+   * the sector pack whose apply made it
+   */
+  sector_pack: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * path parameters of DELETE /v1/rule-activations/{id}: Deactivate an activation (for good)
+ */
+export interface DeleteRuleActivationParams {
+  id: string;
+}
+
+/**
+ * response (200) of DELETE /v1/rule-activations/{id}: Deactivate an activation (for good)
+ */
+export interface DeleteRuleActivationResponse {
+  /**
+   * `ns:rule_activation:<uuid>`
+   */
+  activation_id: string;
+  pack_id: string;
+  version: string;
+  digest: string;
+  /**
+   * `{ deployment: true }`, `{ principal_entity_id }` or `{ grant_id }`
+   */
+  target:
+    | {
+        deployment: true;
+      }
+    | {
+        principal_entity_id: string;
+      }
+    | {
+        grant_id: string;
+      };
+  /**
+   * `shadow`: evaluated and recorded, never decisive
+   */
+  mode: 'enforce' | 'shadow';
+  state: 'active' | 'deactivated';
+  /**
+   * the sector pack whose apply made it
+   */
+  sector_pack: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * request body of POST /v1/rule-packs/{name}/versions/{version}/backtests: Backtest a rule pack version against stored decisions
+ */
+export interface StartBacktestBody {
+  /**
+   * ISO 8601 instant: the first decision instant included
+   */
+  from: string;
+  /**
+   * ISO 8601 instant: decisions before it are included
+   */
+  until: string;
+  /**
+   * only this principal’s decisions
+   */
+  principal_entity_id?: string;
+}
+
+/**
+ * path parameters of POST /v1/rule-packs/{name}/versions/{version}/backtests: Backtest a rule pack version against stored decisions
+ */
+export interface StartBacktestParams {
+  /**
+   * the name (`velocity`) or the whole id
+   */
+  name: string;
+  /**
+   * semver, e.g. `1.0.0`
+   */
+  version: string;
+}
+
+/**
+ * response (202) of POST /v1/rule-packs/{name}/versions/{version}/backtests: Backtest a rule pack version against stored decisions
+ */
+export interface StartBacktestResponse {
+  /**
+   * `ns:backtest:<uuid>`
+   */
+  backtest_id: string;
+}
+
+/**
+ * path parameters of GET /v1/backtests/{id}: A backtest: its progress, and its report once done
+ */
+export interface GetBacktestParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/backtests/{id}: A backtest: its progress, and its report once done
+ */
+export interface GetBacktestResponse {
+  /**
+   * `ns:backtest:<uuid>`
+   */
+  backtest_id: string;
+  pack_id: string;
+  version: string;
+  params: {
+    from: string;
+    until: string;
+    principal_entity_id?: string;
+  };
+  state: 'running' | 'done' | 'failed';
+  progress: {
+    done: number;
+    total: number;
+  };
+  result?: {
+    /**
+     * stored decisions decided again
+     */
+    decisions: number;
+    /**
+     * of them, those whose decision or reason the pack would have changed
+     */
+    changed: number;
+    /**
+     * each decision, counted as recorded (`before`) and with the pack (`after`)
+     */
+    by_outcome: ({
+      outcome: 'allow_with_constraints' | 'require_approval' | 'deny';
+    } & {
+      before: number;
+      after: number;
+    })[];
+    /**
+     * each reason, counted as recorded and with the pack, most frequent after first
+     */
+    by_reason: ({
+      /**
+       * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+       */
+      reason:
+        | (
+            | 'payload_signature_missing'
+            | 'payload_signature_invalid'
+            | 'payload_stale'
+            | 'payload_replayed'
+            | 'principal_inactive'
+            | 'actor_inactive'
+            | 'instrument_inactive'
+            | 'instrument_not_bound'
+            | 'authority_not_found'
+            | 'capability_not_granted'
+            | 'authority_revoked'
+            | 'authority_expired'
+            | 'delegation_invalid'
+            | 'merchant_unknown'
+            | 'merchant_category_blocked'
+            | 'merchant_category_not_allowed'
+            | 'jurisdiction_not_allowed'
+            | 'currency_mismatch'
+            | 'amount_above_agent_threshold'
+            | 'daily_limit_exceeded'
+            | 'risk_state_blocked'
+            | 'risk_state_elevated'
+            | 'amount_above_approval_threshold'
+            | 'approval_pending'
+            | 'approval_rejected'
+            | 'approval_expired'
+            | 'approval_mismatch'
+            | 'approved_by_principal'
+            | 'scope_within_attenuated_authority'
+          )
+        | string;
+    } & {
+      before: number;
+      after: number;
+    })[];
+    /**
+     * the first changed decisions (at most 20)
+     */
+    samples: {
+      policy_decision_id: string;
+      now: string;
+      before: {
+        decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+        /**
+         * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+         */
+        reason:
+          | (
+              | 'payload_signature_missing'
+              | 'payload_signature_invalid'
+              | 'payload_stale'
+              | 'payload_replayed'
+              | 'principal_inactive'
+              | 'actor_inactive'
+              | 'instrument_inactive'
+              | 'instrument_not_bound'
+              | 'authority_not_found'
+              | 'capability_not_granted'
+              | 'authority_revoked'
+              | 'authority_expired'
+              | 'delegation_invalid'
+              | 'merchant_unknown'
+              | 'merchant_category_blocked'
+              | 'merchant_category_not_allowed'
+              | 'jurisdiction_not_allowed'
+              | 'currency_mismatch'
+              | 'amount_above_agent_threshold'
+              | 'daily_limit_exceeded'
+              | 'risk_state_blocked'
+              | 'risk_state_elevated'
+              | 'amount_above_approval_threshold'
+              | 'approval_pending'
+              | 'approval_rejected'
+              | 'approval_expired'
+              | 'approval_mismatch'
+              | 'approved_by_principal'
+              | 'scope_within_attenuated_authority'
+            )
+          | string;
+      };
+      after: {
+        decision: 'allow_with_constraints' | 'require_approval' | 'deny';
+        /**
+         * a reason code of the contract (docs/authorize.md lists what each means), or the reason of a rule of an active rule pack, `<pack name>.<code>` (CONTRACT section 19; the pack declares what each means)
+         */
+        reason:
+          | (
+              | 'payload_signature_missing'
+              | 'payload_signature_invalid'
+              | 'payload_stale'
+              | 'payload_replayed'
+              | 'principal_inactive'
+              | 'actor_inactive'
+              | 'instrument_inactive'
+              | 'instrument_not_bound'
+              | 'authority_not_found'
+              | 'capability_not_granted'
+              | 'authority_revoked'
+              | 'authority_expired'
+              | 'delegation_invalid'
+              | 'merchant_unknown'
+              | 'merchant_category_blocked'
+              | 'merchant_category_not_allowed'
+              | 'jurisdiction_not_allowed'
+              | 'currency_mismatch'
+              | 'amount_above_agent_threshold'
+              | 'daily_limit_exceeded'
+              | 'risk_state_blocked'
+              | 'risk_state_elevated'
+              | 'amount_above_approval_threshold'
+              | 'approval_pending'
+              | 'approval_rejected'
+              | 'approval_expired'
+              | 'approval_mismatch'
+              | 'approved_by_principal'
+              | 'scope_within_attenuated_authority'
+            )
+          | string;
+      };
+    }[];
+  };
+  error?: string;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Every operation of the service, by the SDK method that calls it. */
 export interface Operations {
   /** GET /v1/openapi.json: This document */
@@ -4962,6 +6001,195 @@ export interface Operations {
     query: never;
     body: never;
     response: GetListingResponse;
+  };
+  /** GET /v1/rule-packs: Every rule pack version, in storage order */
+  listRulePacks: {
+    method: 'GET';
+    path: '/v1/rule-packs';
+    params: never;
+    query: ListRulePacksQuery;
+    body: never;
+    response: ListRulePacksResponse;
+  };
+  /** POST /v1/rule-packs: Store a draft rule pack version (a full `ns.rule_pack.v1` document) */
+  createRulePackDraft: {
+    method: 'POST';
+    path: '/v1/rule-packs';
+    params: never;
+    query: never;
+    body: CreateRulePackDraftBody;
+    response: CreateRulePackDraftResponse;
+  };
+  /** GET /v1/rule-packs/{name}: The versions of one rule pack */
+  getRulePackVersions: {
+    method: 'GET';
+    path: '/v1/rule-packs/{name}';
+    params: GetRulePackVersionsParams;
+    query: never;
+    body: never;
+    response: GetRulePackVersionsResponse;
+  };
+  /** GET /v1/rule-packs/{name}/versions/{version}: One rule pack version: the document exactly as stored (signed once published) */
+  getRulePackVersion: {
+    method: 'GET';
+    path: '/v1/rule-packs/{name}/versions/{version}';
+    params: GetRulePackVersionParams;
+    query: never;
+    body: never;
+    response: GetRulePackVersionResponse;
+  };
+  /** POST /v1/rule-packs/{name}/versions/{version}/test: Run a rule pack version's own tests */
+  testRulePack: {
+    method: 'POST';
+    path: '/v1/rule-packs/{name}/versions/{version}/test';
+    params: TestRulePackParams;
+    query: never;
+    body: never;
+    response: TestRulePackResponse;
+  };
+  /** POST /v1/rule-packs/{name}/versions/{version}/publish: Publish a draft: tests must pass; the service signs it and it never changes again */
+  publishRulePack: {
+    method: 'POST';
+    path: '/v1/rule-packs/{name}/versions/{version}/publish';
+    params: PublishRulePackParams;
+    query: never;
+    body: never;
+    response: PublishRulePackResponse;
+  };
+  /** POST /v1/rule-packs/{name}/versions/{version}/retire: Retire a published version: deactivates its activations in the same transaction */
+  retireRulePack: {
+    method: 'POST';
+    path: '/v1/rule-packs/{name}/versions/{version}/retire';
+    params: RetireRulePackParams;
+    query: never;
+    body: never;
+    response: RetireRulePackResponse;
+  };
+  /** GET /v1/dictionaries: Every dictionary version, in storage order */
+  listDictionaries: {
+    method: 'GET';
+    path: '/v1/dictionaries';
+    params: never;
+    query: ListDictionariesQuery;
+    body: never;
+    response: ListDictionariesResponse;
+  };
+  /** POST /v1/dictionaries: Store a draft dictionary version (a full `ns.dictionary.v1` document) */
+  createDictionaryDraft: {
+    method: 'POST';
+    path: '/v1/dictionaries';
+    params: never;
+    query: never;
+    body: CreateDictionaryDraftBody;
+    response: CreateDictionaryDraftResponse;
+  };
+  /** GET /v1/dictionaries/{name}: The versions of one dictionary */
+  getDictionaryVersions: {
+    method: 'GET';
+    path: '/v1/dictionaries/{name}';
+    params: GetDictionaryVersionsParams;
+    query: never;
+    body: never;
+    response: GetDictionaryVersionsResponse;
+  };
+  /** GET /v1/dictionaries/{name}/versions/{version}: One dictionary version: the document exactly as stored (signed once published) */
+  getDictionaryVersion: {
+    method: 'GET';
+    path: '/v1/dictionaries/{name}/versions/{version}';
+    params: GetDictionaryVersionParams;
+    query: never;
+    body: never;
+    response: GetDictionaryVersionResponse;
+  };
+  /** POST /v1/dictionaries/{name}/versions/{version}/publish: Publish a draft dictionary: signed by the service, immutable */
+  publishDictionary: {
+    method: 'POST';
+    path: '/v1/dictionaries/{name}/versions/{version}/publish';
+    params: PublishDictionaryParams;
+    query: never;
+    body: never;
+    response: PublishDictionaryResponse;
+  };
+  /** GET /v1/dictionaries/{name}/terms/{code}: One term of the latest published version of a dictionary */
+  getDictionaryTerm: {
+    method: 'GET';
+    path: '/v1/dictionaries/{name}/terms/{code}';
+    params: GetDictionaryTermParams;
+    query: GetDictionaryTermQuery;
+    body: never;
+    response: GetDictionaryTermResponse;
+  };
+  /** GET /v1/sector-packs: The sector packs shipped with this release */
+  listSectorPacks: {
+    method: 'GET';
+    path: '/v1/sector-packs';
+    params: never;
+    query: never;
+    body: never;
+    response: ListSectorPacksResponse;
+  };
+  /** GET /v1/sector-packs/{name}: One sector pack, signed by the service */
+  getSectorPack: {
+    method: 'GET';
+    path: '/v1/sector-packs/{name}';
+    params: GetSectorPackParams;
+    query: never;
+    body: never;
+    response: GetSectorPackResponse;
+  };
+  /** POST /v1/sector-packs/{name}/apply: Activate every rule pack of a sector pack for one principal, all or none */
+  applySectorPack: {
+    method: 'POST';
+    path: '/v1/sector-packs/{name}/apply';
+    params: ApplySectorPackParams;
+    query: never;
+    body: ApplySectorPackBody;
+    response: ApplySectorPackResponse;
+  };
+  /** GET /v1/rule-activations: Activations, in creation order */
+  listRuleActivations: {
+    method: 'GET';
+    path: '/v1/rule-activations';
+    params: never;
+    query: ListRuleActivationsQuery;
+    body: never;
+    response: ListRuleActivationsResponse;
+  };
+  /** POST /v1/rule-activations: Activate a published rule pack version for the deployment, a principal or a grant */
+  createRuleActivation: {
+    method: 'POST';
+    path: '/v1/rule-activations';
+    params: never;
+    query: never;
+    body: CreateRuleActivationBody;
+    response: CreateRuleActivationResponse;
+  };
+  /** DELETE /v1/rule-activations/{id}: Deactivate an activation (for good) */
+  deleteRuleActivation: {
+    method: 'DELETE';
+    path: '/v1/rule-activations/{id}';
+    params: DeleteRuleActivationParams;
+    query: never;
+    body: never;
+    response: DeleteRuleActivationResponse;
+  };
+  /** POST /v1/rule-packs/{name}/versions/{version}/backtests: Backtest a rule pack version against stored decisions */
+  startBacktest: {
+    method: 'POST';
+    path: '/v1/rule-packs/{name}/versions/{version}/backtests';
+    params: StartBacktestParams;
+    query: never;
+    body: StartBacktestBody;
+    response: StartBacktestResponse;
+  };
+  /** GET /v1/backtests/{id}: A backtest: its progress, and its report once done */
+  getBacktest: {
+    method: 'GET';
+    path: '/v1/backtests/{id}';
+    params: GetBacktestParams;
+    query: never;
+    body: never;
+    response: GetBacktestResponse;
   };
 }
 
