@@ -92,6 +92,17 @@ describe.each(dialects)('policy refusals on %s', (dialect) => {
     await refusedDraft(pack, 400, 'invalid_request', '/rules/0/reason');
   });
 
+  it('refuses a purchase rule that would loosen a built-in check (permit, allow) or borrow a built-in reason', async () => {
+    for (const effect of ['permit', 'allow_with_constraints', 'allow']) {
+      const pack = testPack(`loosen-${effect.replaceAll('_', '-')}`);
+      (pack.rules as Array<Record<string, unknown>>)[0]!.effect = effect;
+      await refusedDraft(pack, 400, 'invalid_request', '/rules/0/effect');
+    }
+    const borrowed = testPack('borrowed');
+    (borrowed.rules as Array<Record<string, unknown>>)[0]!.reason = 'scope_within_attenuated_authority';
+    await refusedDraft(borrowed, 400, 'invalid_request', '/rules/0/reason');
+  });
+
   it('refuses an unknown obligation type and stop condition', async () => {
     const pack = testPack('noobligation');
     Object.assign((pack.rules as Array<Record<string, unknown>>)[0]!, {
