@@ -658,6 +658,118 @@ export class AarClient {
     );
   }
 
+  // -- policy content (CONTRACT section 19): rule packs, dictionaries, sector packs, activations, backtests ----------
+  /** A draft `ns.rule_pack.v1`; refused with each problem's JSON pointer when outside the profile. */
+  createRulePackDraft(
+    body: Body<'createRulePackDraft'>,
+    options?: CallOptions,
+  ): Promise<Response<'createRulePackDraft'>> {
+    return this.#call('createRulePackDraft', { body }, options);
+  }
+  listRulePacks(query?: Query<'listRulePacks'>, options?: CallOptions): Promise<Response<'listRulePacks'>> {
+    return this.#call('listRulePacks', { query }, options);
+  }
+  listRulePacksAll(query?: ListQuery<'listRulePacks'>, options?: CallOptions) {
+    return this.paginate('listRulePacks', query, options);
+  }
+  /** `name` is the pack's name (`velocity`) or its whole id. */
+  getRulePackVersions(name: string, options?: CallOptions): Promise<Response<'getRulePackVersions'>> {
+    return this.#call('getRulePackVersions', { params: { name } }, options);
+  }
+  /** The version's document, exactly the stored (signed, once published) bytes. */
+  getRulePackVersion(name: string, version: string, options?: CallOptions): Promise<Response<'getRulePackVersion'>> {
+    return this.#call('getRulePackVersion', { params: { name, version } }, options);
+  }
+  testRulePack(name: string, version: string, options?: CallOptions): Promise<Response<'testRulePack'>> {
+    return this.#call('testRulePack', { params: { name, version } }, options);
+  }
+  /** Runs the pack's tests and, when every one passes, signs and publishes it (immutable from then on). */
+  publishRulePack(name: string, version: string, options?: CallOptions): Promise<Response<'publishRulePack'>> {
+    return this.#call('publishRulePack', { params: { name, version } }, options);
+  }
+  /** Retires the version and deactivates its activations, in one transaction. */
+  retireRulePack(name: string, version: string, options?: CallOptions): Promise<Response<'retireRulePack'>> {
+    return this.#call('retireRulePack', { params: { name, version } }, options);
+  }
+  /** A what-if run of the version over stored decisions; poll getBacktest for its progress and report. */
+  startBacktest(
+    name: string,
+    version: string,
+    body: Body<'startBacktest'>,
+    options?: CallOptions,
+  ): Promise<Response<'startBacktest'>> {
+    return this.#call('startBacktest', { params: { name, version }, body }, options);
+  }
+  getBacktest(id: string, options?: CallOptions): Promise<Response<'getBacktest'>> {
+    return this.#call('getBacktest', { params: { id } }, options);
+  }
+  createDictionaryDraft(
+    body: Body<'createDictionaryDraft'>,
+    options?: CallOptions,
+  ): Promise<Response<'createDictionaryDraft'>> {
+    return this.#call('createDictionaryDraft', { body }, options);
+  }
+  listDictionaries(query?: Query<'listDictionaries'>, options?: CallOptions): Promise<Response<'listDictionaries'>> {
+    return this.#call('listDictionaries', { query }, options);
+  }
+  listDictionariesAll(query?: ListQuery<'listDictionaries'>, options?: CallOptions) {
+    return this.paginate('listDictionaries', query, options);
+  }
+  getDictionaryVersions(name: string, options?: CallOptions): Promise<Response<'getDictionaryVersions'>> {
+    return this.#call('getDictionaryVersions', { params: { name } }, options);
+  }
+  getDictionaryVersion(
+    name: string,
+    version: string,
+    options?: CallOptions,
+  ): Promise<Response<'getDictionaryVersion'>> {
+    return this.#call('getDictionaryVersion', { params: { name, version } }, options);
+  }
+  publishDictionary(name: string, version: string, options?: CallOptions): Promise<Response<'publishDictionary'>> {
+    return this.#call('publishDictionary', { params: { name, version } }, options);
+  }
+  /** One term; the latest published version unless `query.version` names one. */
+  getDictionaryTerm(
+    name: string,
+    code: string,
+    query?: Query<'getDictionaryTerm'>,
+    options?: CallOptions,
+  ): Promise<Response<'getDictionaryTerm'>> {
+    return this.#call('getDictionaryTerm', { params: { name, code }, query }, options);
+  }
+  listSectorPacks(options?: CallOptions): Promise<Response<'listSectorPacks'>> {
+    return this.#call('listSectorPacks', {}, options);
+  }
+  getSectorPack(name: string, options?: CallOptions): Promise<Response<'getSectorPack'>> {
+    return this.#call('getSectorPack', { params: { name } }, options);
+  }
+  /** Activates the sector pack's rule packs for a principal, all or nothing. */
+  applySectorPack(
+    name: string,
+    body: Body<'applySectorPack'>,
+    options?: CallOptions,
+  ): Promise<Response<'applySectorPack'>> {
+    return this.#call('applySectorPack', { params: { name }, body }, options);
+  }
+  createRuleActivation(
+    body: Body<'createRuleActivation'>,
+    options?: CallOptions,
+  ): Promise<Response<'createRuleActivation'>> {
+    return this.#call('createRuleActivation', { body }, options);
+  }
+  listRuleActivations(
+    query?: Query<'listRuleActivations'>,
+    options?: CallOptions,
+  ): Promise<Response<'listRuleActivations'>> {
+    return this.#call('listRuleActivations', { query }, options);
+  }
+  listRuleActivationsAll(query?: ListQuery<'listRuleActivations'>, options?: CallOptions) {
+    return this.paginate('listRuleActivations', query, options);
+  }
+  deleteRuleActivation(id: string, options?: CallOptions): Promise<Response<'deleteRuleActivation'>> {
+    return this.#call('deleteRuleActivation', { params: { id } }, options);
+  }
+
   // -- audit chain --------------------------------------------------------------------------------------------------
   appendAuditEntry(body: Body<'appendAuditEntry'>, options?: CallOptions): Promise<Response<'appendAuditEntry'>> {
     return this.#call('appendAuditEntry', { body }, options);
