@@ -4,7 +4,20 @@
  */
 import { utf8Encode } from '../encoding/utf8.ts';
 import { appendPointer } from '../json/json-pointer.ts';
+import { nameOfId, SEMVER } from './names.ts';
 import type { RuleProblem } from './profile.ts';
+
+/** What the head of one kind of policy document is checked against (documentHead). */
+export interface DocumentHead {
+  /** `a rule pack`: the refusal of a non-object says `<what> must be a JSON object` */
+  what: string;
+  maxBytes: number;
+  members: ReadonlySet<string>;
+  schema: string;
+  /** the id member (`pack_id`) and its prefix (`ns:rule_pack:`) */
+  idMember: string;
+  prefix: string;
+}
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -50,6 +63,33 @@ export class Problems {
       return undefined;
     }
     return value;
+  }
+
+  /**
+   * The head every policy document shares: an object, at most `maxBytes` of JSON, only its members, its schema, an id
+   * `<prefix><name>`, a semantic version. Returns the object (undefined when it is none: nothing else can be read) and
+   * the id's name when it is well formed.
+   */
+  documentHead(doc: unknown, head: DocumentHead): { doc?: Record<string, unknown>; name?: string } {
+    if (!isRecord(doc)) {
+      this.add('', `${head.what} must be a JSON object`);
+      return {};
+    }
+    const bytes = jsonByteLength(doc);
+    if (bytes === undefined) this.add('', 'the document is not serializable JSON');
+    else if (bytes > head.maxBytes) this.add('', `the document is ${bytes} bytes, at most ${head.maxBytes} allowed`);
+    this.onlyMembers(doc, head.members, '');
+    if (doc.schema_version !== head.schema) this.add('/schema_version', `schema_version must be "${head.schema}"`);
+    const id = this.text(doc, head.idMember, '');
+    const name = id === undefined ? undefined : nameOfId(id, head.prefix);
+    if (id !== undefined && name === undefined) {
+      this.add(
+        `/${head.idMember}`,
+        `${head.idMember} must be "${head.prefix}<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$`,
+      );
+    }
+    this.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
+    return name === undefined ? { doc } : { doc, name };
   }
 
   /** Members outside `allowed` are refused: a stored, signed format carries nothing unread. */

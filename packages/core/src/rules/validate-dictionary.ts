@@ -3,8 +3,8 @@
  * title, source, and terms `{ code, label, ...attributes }` with unique codes. Returns every problem with its pointer;
  * never throws.
  */
-import { Problems, isRecord, jsonByteLength } from './document-checks.ts';
-import { DICTIONARY_PREFIX, SEMVER, nameOfId } from './names.ts';
+import { Problems, isRecord } from './document-checks.ts';
+import { DICTIONARY_PREFIX } from './names.ts';
 import type { RuleProblem } from './profile.ts';
 import { DICTIONARY_SCHEMA } from './types.ts';
 
@@ -23,27 +23,17 @@ const MEMBERS: ReadonlySet<string> = new Set([
   'signature',
 ]);
 
-export function validateDictionary(doc: unknown): RuleProblem[] {
+export function validateDictionary(input: unknown): RuleProblem[] {
   const p = new Problems();
-  if (!isRecord(doc)) {
-    p.add('', 'a dictionary must be a JSON object');
-    return p.list;
-  }
-  const bytes = jsonByteLength(doc);
-  if (bytes === undefined) p.add('', 'the document is not serializable JSON');
-  else if (bytes > MAX_DICTIONARY_BYTES)
-    p.add('', `the document is ${bytes} bytes, at most ${MAX_DICTIONARY_BYTES} allowed`);
-  p.onlyMembers(doc, MEMBERS, '');
-  if (doc.schema_version !== DICTIONARY_SCHEMA)
-    p.add('/schema_version', `schema_version must be "${DICTIONARY_SCHEMA}"`);
-  const id = p.text(doc, 'dictionary_id', '');
-  if (id !== undefined && nameOfId(id, DICTIONARY_PREFIX) === undefined) {
-    p.add(
-      '/dictionary_id',
-      'dictionary_id must be "ns:dictionary:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$',
-    );
-  }
-  p.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
+  const { doc } = p.documentHead(input, {
+    what: 'a dictionary',
+    maxBytes: MAX_DICTIONARY_BYTES,
+    members: MEMBERS,
+    schema: DICTIONARY_SCHEMA,
+    idMember: 'dictionary_id',
+    prefix: DICTIONARY_PREFIX,
+  });
+  if (!doc) return p.list;
   p.text(doc, 'title', '');
   p.text(doc, 'source', '');
   const terms = p.array(doc, 'terms', '');

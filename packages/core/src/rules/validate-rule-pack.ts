@@ -9,8 +9,8 @@
  */
 import { isReasonCode } from '../decide/reason-codes.ts';
 import { appendPointer } from '../json/json-pointer.ts';
-import { Problems, isRecord, jsonByteLength } from './document-checks.ts';
-import { DICTIONARY_PREFIX, REASON_CODE_PART, RULE_PACK_PREFIX, SEMVER, nameOfId, parseReference } from './names.ts';
+import { Problems, isRecord } from './document-checks.ts';
+import { DICTIONARY_PREFIX, REASON_CODE_PART, RULE_PACK_PREFIX, parseReference } from './names.ts';
 import { MAX_PACK_BYTES, checkRuleProfile, type RuleProblem } from './profile.ts';
 import { RULE_PACK_SCHEMA, type PackDomain } from './types.ts';
 
@@ -67,23 +67,18 @@ const EFFECTS: Record<PackDomain, readonly string[]> = {
 const REASONED: ReadonlySet<string> = new Set(['deny', 'require_approval']);
 export const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-export function validateRulePack(doc: unknown, known: KnownPolicyTerms = {}): RuleProblem[] {
+export function validateRulePack(input: unknown, known: KnownPolicyTerms = {}): RuleProblem[] {
   const p = new Problems();
-  if (!isRecord(doc)) {
-    p.add('', 'a rule pack must be a JSON object');
-    return p.list;
-  }
-  const bytes = jsonByteLength(doc);
-  if (bytes === undefined) p.add('', 'the document is not serializable JSON');
-  else if (bytes > MAX_PACK_BYTES) p.add('', `the document is ${bytes} bytes, at most ${MAX_PACK_BYTES} allowed`);
-  p.onlyMembers(doc, MEMBERS, '');
-  if (doc.schema_version !== RULE_PACK_SCHEMA) p.add('/schema_version', `schema_version must be "${RULE_PACK_SCHEMA}"`);
-  const packId = p.text(doc, 'pack_id', '');
-  const name = packId === undefined ? undefined : nameOfId(packId, RULE_PACK_PREFIX);
-  if (packId !== undefined && name === undefined) {
-    p.add('/pack_id', 'pack_id must be "ns:rule_pack:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$');
-  }
-  p.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
+  const { doc: pack, name } = p.documentHead(input, {
+    what: 'a rule pack',
+    maxBytes: MAX_PACK_BYTES,
+    members: MEMBERS,
+    schema: RULE_PACK_SCHEMA,
+    idMember: 'pack_id',
+    prefix: RULE_PACK_PREFIX,
+  });
+  if (!pack) return p.list;
+  const doc = pack;
   const domain = doc.domain === 'purchase' || doc.domain === 'generic' ? doc.domain : undefined;
   if (domain === undefined) p.add('/domain', 'domain must be "purchase" or "generic"');
   p.text(doc, 'title', '');

@@ -4,8 +4,8 @@
  * dictionaries is checked against `known` when the caller passes it. Never throws.
  */
 import { appendPointer } from '../json/json-pointer.ts';
-import { Problems, isRecord, jsonByteLength } from './document-checks.ts';
-import { RULE_PACK_PREFIX, SECTOR_PACK_PREFIX, SEMVER, nameOfId, parseReference } from './names.ts';
+import { Problems, isRecord } from './document-checks.ts';
+import { RULE_PACK_PREFIX, SECTOR_PACK_PREFIX, parseReference } from './names.ts';
 import { MAX_PACK_BYTES, type RuleProblem } from './profile.ts';
 import { SECTOR_PACK_SCHEMA } from './types.ts';
 import { checkDictionaryRefs, type KnownPolicyTerms } from './validate-rule-pack.ts';
@@ -22,26 +22,17 @@ const MEMBERS: ReadonlySet<string> = new Set([
   'signature',
 ]);
 
-export function validateSectorPack(doc: unknown, known: KnownPolicyTerms = {}): RuleProblem[] {
+export function validateSectorPack(input: unknown, known: KnownPolicyTerms = {}): RuleProblem[] {
   const p = new Problems();
-  if (!isRecord(doc)) {
-    p.add('', 'a sector pack must be a JSON object');
-    return p.list;
-  }
-  const bytes = jsonByteLength(doc);
-  if (bytes === undefined) p.add('', 'the document is not serializable JSON');
-  else if (bytes > MAX_PACK_BYTES) p.add('', `the document is ${bytes} bytes, at most ${MAX_PACK_BYTES} allowed`);
-  p.onlyMembers(doc, MEMBERS, '');
-  if (doc.schema_version !== SECTOR_PACK_SCHEMA)
-    p.add('/schema_version', `schema_version must be "${SECTOR_PACK_SCHEMA}"`);
-  const id = p.text(doc, 'sector_pack_id', '');
-  if (id !== undefined && nameOfId(id, SECTOR_PACK_PREFIX) === undefined) {
-    p.add(
-      '/sector_pack_id',
-      'sector_pack_id must be "ns:sector_pack:<name>" with a name matching ^[a-z][a-z0-9_-]{1,62}$',
-    );
-  }
-  p.text(doc, 'version', '', SEMVER, 'a semantic version (1.0.0)');
+  const { doc } = p.documentHead(input, {
+    what: 'a sector pack',
+    maxBytes: MAX_PACK_BYTES,
+    members: MEMBERS,
+    schema: SECTOR_PACK_SCHEMA,
+    idMember: 'sector_pack_id',
+    prefix: SECTOR_PACK_PREFIX,
+  });
+  if (!doc) return p.list;
   p.text(doc, 'title', '');
   p.text(doc, 'sector', '');
   const packs = p.array(doc, 'rule_packs', '');
