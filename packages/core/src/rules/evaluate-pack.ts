@@ -6,10 +6,13 @@
  * snapshot may have been edited (evidence verification then fails on its signature). Reading never throws; a rule
  * that cannot act (not an object, an effect its domain does not allow, a deciding effect without a
  * `<name>.<code>` reason) is ignored; a rule whose `when` is outside the profile is never handed to json-logic-js
- * and counts as an evaluation error, matched for narrowing effects (fail closed) and unmatched for `permit`.
+ * (nor compiled) and counts as an evaluation error, matched for narrowing effects (fail closed) and unmatched for
+ * `permit`. A `when` inside the profile is compiled once, when its pack is prepared (compile-rule.ts mirrors
+ * json-logic-js exactly); should compiling fail, that rule is evaluated by json-logic-js itself, never weaker.
  */
 import { isRecord } from '../decide/guards.ts';
-import { evaluateRule } from './evaluate-rule.ts';
+import { compileRule, type CompiledRule } from './compile-rule.ts';
+import { applyRule, evaluateCompiled, evaluateRule } from './evaluate-rule.ts';
 import { packNameOf } from './names.ts';
 import { checkRuleProfile } from './profile.ts';
 import type { PackDomain, RuleEffect, RuleObligation, RuleReason } from './types.ts';
@@ -20,6 +23,11 @@ export interface PreparedRule {
   reason?: RuleReason;
   when: unknown;
   inProfile: boolean;
+  /**
+   * `when` compiled (json-logic-js's exact answer), set when it is inside the profile; a rule built without it (an
+   * in-process constant) is evaluated by json-logic-js.
+   */
+  evaluate?: CompiledRule;
   obligations: RuleObligation[];
   stop_conditions: string[];
 }
@@ -108,14 +116,28 @@ function readRule(rule: unknown, domain: PackDomain): PreparedRule | undefined {
     if (typeof rule.reason !== 'string' || rule.reason.indexOf('.') <= 0) return undefined;
     ready.reason = rule.reason as RuleReason;
   }
+  if (ready.inProfile) ready.evaluate = compiled(ready.when);
   return ready;
+}
+
+/** The compiled `when`, or json-logic-js on it where the compiler refuses it (never weaker than the reference). */
+function compiled(when: unknown): CompiledRule {
+  try {
+    return compileRule(when);
+  } catch {
+    return (data) => applyRule(when, data);
+  }
 }
 
 /** Every matched rule of the pack, in rule order. */
 export function matchPack(pack: PreparedPack, context: unknown): RuleMatch[] {
   const matches: RuleMatch[] = [];
   for (const rule of pack.rules) {
-    const evaluation = rule.inProfile ? evaluateRule(rule.when, context) : ({ matched: true, error: true } as const);
+    const evaluation = !rule.inProfile
+      ? ({ matched: true, error: true } as const)
+      : rule.evaluate !== undefined
+        ? evaluateCompiled(rule.evaluate, context)
+        : evaluateRule(rule.when, context);
     if (evaluation.error) {
       // fail closed: an error narrows (deny, require_approval, obligate) and never permits
       if (rule.effect !== 'permit') matches.push({ rule, error: true });
