@@ -26,6 +26,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   'verify-bundle': async () => (await import('./verify-bundle-command.ts')).registerVerifyBundleCommand,
   conformance: async () => (await import('./conformance-command.ts')).registerConformanceCommand,
   'rule-packs': async () => (await import('./rule-packs-command.ts')).registerRulePackCommands,
+  mcp: async () => (await import('./mcp-command.ts')).registerMcpCommand,
 };
 
 const VERSION_FLAGS = new Set(['-V', '--version']);

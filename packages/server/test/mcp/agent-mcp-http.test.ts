@@ -1,0 +1,121 @@
+/**
+ * `aar mcp --http` as a real process on 127.0.0.1, driven by the MCP SDK's Client over Streamable HTTP: a purchase is
+ * decided and recorded; the previous protocol revision (2025-06-18) is negotiated too; DNS rebinding is refused
+ * (a foreign Host or Origin gets 403 before any MCP handling); a request naming an unknown session gets 404; the
+ * RFC 9728 metadata names the configured authorization server.
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startMcpWorld, type McpWorld } from './mcp-world.ts';
+import { spawnMcpHttp, type McpHttpProcess } from './mcp-http-process.ts';
+
+const INITIALIZE = (version: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+
+/** A POST on node:http, which (unlike fetch) sends the Host header it is given. */
+function post(url: string, body: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; text: string; headers: Record<string, unknown> }>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('aar mcp --http', () => {
+  let w: McpWorld;
+  let mcp: McpHttpProcess;
+  beforeAll(async () => {
+    w = await startMcpWorld();
+    mcp = await spawnMcpHttp([...w.argv, '--authorization-server', 'https://auth.bank.example'], w.env);
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.stop();
+    await w?.close();
+  });
+
+  it('serves on 127.0.0.1 only and decides a purchase the service records', async () => {
+    expect(new URL(mcp.url).hostname).toBe('127.0.0.1');
+    expect(new URL(mcp.url).pathname).toBe('/mcp');
+    const client = new Client({ name: 'http-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+    try {
+      const res = (await client.callTool({
+        name: 'authorize_purchase',
+        arguments: { merchant_id: 'shop-us', amount: 5, currency: 'EUR' },
+      })) as { structuredContent: Record<string, string> };
+      expect(res.structuredContent.decision).toBe('deny');
+      expect(res.structuredContent.reason).toBe('jurisdiction_not_allowed');
+      const recorded = await w.world.call(
+        'GET',
+        `/v1/decisions/${res.structuredContent.policy_decision_id}`,
+        undefined,
+        w.world.runtimeToken,
+      );
+      expect(recorded.body.reason).toBe('jurisdiction_not_allowed');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('negotiates the previous protocol revision as well as the current one', async () => {
+    for (const version of ['2025-11-25', '2025-06-18']) {
+      const res = await post(mcp.url, INITIALIZE(version), {});
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`"protocolVersion":"${version}"`);
+      expect(res.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('refuses DNS rebinding: a foreign Host or Origin gets 403', async () => {
+    const port = new URL(mcp.url).port;
+    const badHost = await post(mcp.url, INITIALIZE('2025-11-25'), { host: `evil.example:${port}` });
+    expect(badHost.status).toBe(403);
+    expect(JSON.parse(badHost.text).error.message).toMatch(/Host/);
+    const badOrigin = await post(mcp.url, INITIALIZE('2025-11-25'), { origin: 'http://evil.example' });
+    expect(badOrigin.status).toBe(403);
+    expect(JSON.parse(badOrigin.text).error.message).toMatch(/Origin/);
+    const localhost = await post(mcp.url, INITIALIZE('2025-11-25'), {
+      host: `localhost:${port}`,
+      origin: `http://localhost:${port}`,
+    });
+    expect(localhost.status).toBe(200);
+  });
+
+  it('answers protocol errors in JSON-RPC shape: malformed JSON, unknown session', async () => {
+    const malformed = await post(mcp.url, '{"jsonrpc":', {});
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.text).error.code).toBe(-32700);
+    const unknown = await post(mcp.url, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+      'mcp-session-id': '00000000-0000-4000-8000-000000000000',
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('publishes RFC 9728 protected-resource metadata naming the authorization server', async () => {
+    const res = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', mcp.url));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      resource: mcp.url,
+      authorization_servers: ['https://auth.bank.example'],
+      bearer_methods_supported: ['header'],
+    });
+  });
+});
