@@ -526,6 +526,13 @@ export interface BacktestsTable {
   updated_at: Timestamp;
 }
 
+/** The canonical text of a policy set, named by its SHA-256 from the decision records that carry it (migration 0022). */
+export interface PolicySetTextsTable {
+  /** hex SHA-256 of `text`'s UTF-8 bytes */
+  digest: string;
+  text: string;
+}
+
 export interface Database {
   conformance_runs: ConformanceRunsTable;
   conformance_artifacts: ConformanceArtifactsTable;
@@ -566,4 +573,5 @@ export interface Database {
   dictionaries: DictionariesTable;
   rule_activations: RuleActivationsTable;
   backtests: BacktestsTable;
+  policy_set_texts: PolicySetTextsTable;
 }

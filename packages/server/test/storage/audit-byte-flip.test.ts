@@ -288,6 +288,8 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     target: { deployment: true },
     mode: 'shadow',
   });
+  // a decision under it: its record names the policy set's text, stored once (policy_set_texts, record codec 2)
+  expect((await w.authorize('shopper-1', w.purchase('shopper-1', 25, 'casino-1'))).body.decision).toBe('deny');
   // a backtest of that pack over the decisions above, waited for until done (a `running` row is no record yet)
   const backtest = (await must('POST', '/v1/rule-packs/velocity/versions/1.0.0/backtests', {
     from: '2000-01-01T00:00:00Z',

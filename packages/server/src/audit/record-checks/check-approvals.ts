@@ -16,7 +16,7 @@ import {
   createsApproval,
   type ApprovalEffect,
 } from '../../services/authorize/approval-effect.ts';
-import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
+import { decodeDecisionRecordWithoutPolicySet } from '../../services/decisions/record-codec.ts';
 import type { Database } from '../../store/index.ts';
 import { APPROVAL_ANSWERS } from '../../services/authorize/chained-approval.ts';
 import { entriesById } from './entries-by-id.ts';
@@ -123,7 +123,7 @@ function approvalProblem(row: {
     const rec = (
       row.record === null
         ? { request: JSON.parse(row.request), snapshot: JSON.parse(row.snapshot), result: JSON.parse(row.result) }
-        : JSON.parse(decodeDecisionRecord(row.record))
+        : JSON.parse(decodeDecisionRecordWithoutPolicySet(row.record))
     ) as Rec;
     request = rec.request as Record<string, unknown>;
     const heldId = rec.snapshot?.approval?.approval_id;

@@ -10,6 +10,8 @@
  */
 import { canonicalDecisionRecord, canonicalJson, decidingChain, type DecisionRecordInput } from '@aar/core';
 import type { Kysely, Selectable } from 'kysely';
+import { readPolicySetTexts } from '../../services/decisions/policy-set-texts.ts';
+import type { PolicySetTextLookup } from '../../services/decisions/record-codec.ts';
 import { decodeDecisionRecord } from '../../services/decisions/record-codec.ts';
 import type { Database, DecisionsTable } from '../../store/index.ts';
 import { digestOfCanonical } from '../audit-entry.ts';
@@ -44,6 +46,10 @@ export async function checkDecisions(
       findings.size,
     );
     const states = await statesOf(db, rows, findings.size);
+    const policySets = await readPolicySetTexts(
+      db,
+      rows.map((r) => r.record),
+    );
     for (const row of rows) {
       const record = { table: 'decisions', id: row.policy_decision_id };
       const entry = entries.get(row.audit_ref);
@@ -60,7 +66,7 @@ export async function checkDecisions(
         continue;
       }
       findings.saw('decisions', Number(row.seq));
-      const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind, states);
+      const problem = decisionProblem(row, entry.parsed?.record_digest, entry.parsed?.kind, states, policySets);
       if (problem) findings.fail({ record, ...problem, index: entry.index });
     }
   }
@@ -104,8 +110,10 @@ function decisionProblem(
   committedDigest: string | undefined,
   kind: string | undefined,
   states: PageStates,
+  policySets: PolicySetTextLookup,
 ): Problem {
-  const read = row.record === null ? legacyRecord(row, committedDigest) : storedRecord(row, committedDigest);
+  const read =
+    row.record === null ? legacyRecord(row, committedDigest) : storedRecord(row, committedDigest, policySets);
   if ('reason' in read) return read;
   const input = read.input;
   const request = input.request as unknown as Record<string, unknown>;
@@ -176,10 +184,14 @@ type Read = { input: DecisionRecordInput } | NonNullable<Problem>;
  * Since 0010: the stored bytes are the record, hashed as they are (no parse, no canonicalisation); the columns the
  * record holds must then be empty (or, for the map, restate it), and the ids of the row must be the record's.
  */
-function storedRecord(row: Selectable<DecisionsTable>, committedDigest: string | undefined): Read {
+function storedRecord(
+  row: Selectable<DecisionsTable>,
+  committedDigest: string | undefined,
+  policySets: PolicySetTextLookup,
+): Read {
   let text: string;
   try {
-    text = decodeDecisionRecord(row.record!);
+    text = decodeDecisionRecord(row.record!, policySets);
   } catch {
     return { reason: 'record_digest_mismatch', detail: 'record' };
   }

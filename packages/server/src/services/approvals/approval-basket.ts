@@ -9,7 +9,7 @@
  */
 import { computeBasketHash } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
-import { decisionPartsOf } from '../decisions/stored-decision.ts';
+import { decisionRequestOf } from '../decisions/stored-decision.ts';
 import type { ApprovalView } from './approval-view.ts';
 
 /** Each view with `request.basket` added where its decision's basket matches the bound hash; one query per call. */
@@ -24,7 +24,7 @@ export async function withBaskets(ctx: AppContext, views: ApprovalView[]): Promi
   const baskets = new Map<string, unknown>();
   for (const row of rows) {
     try {
-      baskets.set(row.policy_decision_id, decisionPartsOf(row).request.basket);
+      baskets.set(row.policy_decision_id, decisionRequestOf(row).basket);
     } catch {
       // an undecodable record shows no basket; verify reports the record itself (GET /v1/audit/verify)
     }

@@ -12,6 +12,8 @@ import { commitDecision } from './commit-decision.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { loadSnapshot } from './load-snapshot.ts';
+import { knownPolicySetText } from './policy-set-text.ts';
+import { storedPolicySetOf } from '../decisions/policy-set-texts.ts';
 import { normalizeAuthorizeRequest, type AuthorizeBody } from './normalize-request.ts';
 import { verifyPayload } from './verify-payload.ts';
 
@@ -44,5 +46,8 @@ export async function authorize(
     ...(status === 'invalid' && payload.result.failure ? { signature_failure: payload.result.failure } : {}),
   };
   const { snapshot, readsCounters } = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now, facts);
-  return commitDecision(ctx, { request, snapshot, payload, now, readsCounters });
+  // stored once per store before any record names it (record codec 2): not inside the decision's transaction
+  const policySet = (snapshot as { policy_set?: object }).policy_set;
+  const storedPolicySet = await storedPolicySetOf(ctx, policySet, knownPolicySetText(policySet)?.get(policySet!));
+  return commitDecision(ctx, { request, snapshot, payload, now, readsCounters, storedPolicySet });
 }

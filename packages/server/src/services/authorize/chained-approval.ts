@@ -14,6 +14,7 @@ import { canonicalDecisionRecord, canonicalJson, parseAuditEntryText, type Decis
 import type { Transaction } from 'kysely';
 import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
+import { preloadPolicySetTexts } from '../decisions/policy-set-texts.ts';
 import { decisionPartsOf } from '../decisions/stored-decision.ts';
 import { approvalBound, approvalEffect } from './approval-effect.ts';
 import { chainedEntriesOf, integrityFailure, type ChainedStateCache } from './chained-state.ts';
@@ -102,6 +103,7 @@ async function boundFromDecision(
   if (!entry || entry.subject_ref !== policyDecisionId) return undefined;
   let record: DecisionRecordInput;
   let digest: string;
+  await preloadPolicySetTexts(trx, [row.record]);
   try {
     const parts = decisionPartsOf(row);
     digest = digestOfCanonical(parts.text ?? canonicalDecisionRecord(parts));

@@ -29,7 +29,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
-import { encodeDecisionRecord } from '../decisions/record-codec.ts';
+import { encodeDecisionRecord, type StoredPolicySetText } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { derivesTo } from '../events/decision-envelope.ts';
 import { ENSURE_SPEND_ROW, INSERT_NONCE, SPEND_ROWS, SPEND_ROWS_FOR_UPDATE } from './decision-statements.ts';
@@ -66,6 +66,8 @@ export interface CommitDecisionInput {
   now: Date;
   /** an active rule reads `facts.counters`: counted here, under the principal's lock (purchase-counters.ts) */
   readsCounters?: boolean;
+  /** the snapshot's policy set text, durably stored once: the record names it instead of carrying it (codec 2) */
+  storedPolicySet?: StoredPolicySetText;
 }
 
 export async function commitDecision(ctx: AppContext, input: CommitDecisionInput): Promise<AuthorizeResponse> {
@@ -234,7 +236,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       now: nowIso,
       created_at: nowIso,
       updated_at: nowIso,
-      record: encodeDecisionRecord(recordText),
+      record: encodeDecisionRecord(recordText, input.storedPolicySet),
       // restated from the request (the record checker compares them): what the rule counters read
       merchant_id: request.merchant_id ?? null,
       amount_minor: request.amount?.minor ?? null,

@@ -14,6 +14,7 @@
 import { canonicalJson, rulePaths, type DecisionRequest, type DecisionSnapshot } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import { digestOfCanonical } from '../../audit/audit-entry.ts';
+import { preloadPolicySetTexts } from '../decisions/policy-set-texts.ts';
 import { decisionPartsOf } from '../decisions/stored-decision.ts';
 import { appendEvent } from '../events/append-event.ts';
 import { packDictionaries } from '../policy/pack-dictionaries.ts';
@@ -109,6 +110,10 @@ export async function runBacktest(ctx: AppContext, row: BacktestRow, control: Ru
       if (params.principal_entity_id) query = query.where('principal_entity_id', '=', params.principal_entity_id);
       const rows = await query.orderBy('seq').limit(BACKTEST_PAGE).execute();
       if (rows.length === 0) break;
+      await preloadPolicySetTexts(
+        ctx.store.db,
+        rows.map((r) => r.record),
+      );
       for (const decision of rows) {
         const parts = decisionPartsOf(decision);
         const after = await replayWithPack(

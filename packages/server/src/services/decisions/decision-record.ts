@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { requirePrincipalAccess } from '../../http/authenticate.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { DecisionOutcome } from '../../store/index.ts';
+import { preloadPolicySetTexts } from './policy-set-texts.ts';
 import { decisionMapOf, decisionPartsOf } from './stored-decision.ts';
 
 /** GET /v1/decisions/{id}: the recorded decision with everything needed to replay it. */
@@ -39,6 +40,7 @@ export async function getDecision(
     .executeTakeFirst();
   if (!row) throw new AarError('not_found', `decision \`${id}\` does not exist`);
   if (credential?.role === 'principal') requirePrincipalAccess(credential, row.principal_entity_id);
+  await preloadPolicySetTexts(ctx.store.db, [row.record]);
   const parts = decisionPartsOf(row);
   const result = parts.result;
   return {

@@ -11,7 +11,8 @@
 import type { DecisionRecordInput } from '@aar/core';
 import type { Selectable } from 'kysely';
 import type { DecisionsTable } from '../../store/index.ts';
-import { decodeDecisionRecord } from './record-codec.ts';
+import { cachedPolicySetText } from './policy-set-texts.ts';
+import { decodeDecisionRecord, decodeDecisionRecordWithoutPolicySet } from './record-codec.ts';
 
 export type StoredDecisionColumns = Pick<
   Selectable<DecisionsTable>,
@@ -24,6 +25,10 @@ export interface DecisionParts extends DecisionRecordInput {
   text?: string;
 }
 
+/**
+ * Codec 2 records name their policy set text: preload it first (policy-set-texts.ts `preloadPolicySetTexts`), or
+ * this throws, as for any record it cannot decode.
+ */
 export function decisionPartsOf(row: StoredDecisionColumns): DecisionParts {
   if (row.record === null) {
     return {
@@ -36,7 +41,7 @@ export function decisionPartsOf(row: StoredDecisionColumns): DecisionParts {
       decision_map: JSON.parse(row.decision_map) as Record<string, unknown>,
     };
   }
-  const text = decodeDecisionRecord(row.record);
+  const text = decodeDecisionRecord(row.record, cachedPolicySetText);
   const record = JSON.parse(text) as DecisionParts;
   return {
     policy_decision_id: record.policy_decision_id,
@@ -57,7 +62,13 @@ export function decisionPartsOf(row: StoredDecisionColumns): DecisionParts {
 export function decisionMapOf(row: Pick<StoredDecisionColumns, 'decision_map' | 'record'>): Record<string, unknown> {
   if (row.decision_map !== '') return JSON.parse(row.decision_map) as Record<string, unknown>;
   if (row.record === null) throw new Error('decision row holds neither a map nor a record');
-  return inSignedOrder((JSON.parse(decodeDecisionRecord(row.record)) as DecisionParts).decision_map);
+  return inSignedOrder((JSON.parse(decodeDecisionRecordWithoutPolicySet(row.record)) as DecisionParts).decision_map);
+}
+
+/** The decision's request alone (no policy set text needed), from either shape. */
+export function decisionRequestOf(row: Pick<StoredDecisionColumns, 'request' | 'record'>): DecisionParts['request'] {
+  if (row.record === null) return JSON.parse(row.request) as DecisionParts['request'];
+  return (JSON.parse(decodeDecisionRecordWithoutPolicySet(row.record)) as DecisionParts).request;
 }
 
 // The member order of `ns.decision_map.v1` as core's buildDecisionMap builds it and signDocument appends the

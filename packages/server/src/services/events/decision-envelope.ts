@@ -12,7 +12,7 @@
 import { moneyToJson, type DecisionRequest } from '@aar/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, DecisionsTable } from '../../store/index.ts';
-import { decisionPartsOf } from '../decisions/stored-decision.ts';
+import { decisionRequestOf } from '../decisions/stored-decision.ts';
 import type { UnsignedEventEnvelope } from './append-event.ts';
 
 /** The decision columns the envelope restates (`request` from the record, in either stored shape). */
@@ -167,7 +167,7 @@ export async function decisionEnvelopes(
       out.set(row.event_id, undefined);
       continue;
     }
-    const request = options.withoutRequest ? {} : decisionPartsOf(d).request;
+    const request = options.withoutRequest ? {} : decisionRequestOf(d);
     out.set(row.event_id, decisionEnvelope(row, { ...d, request }));
   }
   return out;

@@ -21,6 +21,7 @@ import type { AppContext } from '../../app-context.ts';
 import { proveInclusion } from '../../audit/audit-proofs.ts';
 import { checkpointCovering } from '../../audit/checkpoints.ts';
 import type { DecisionsTable } from '../../store/index.ts';
+import { preloadPolicySetTexts } from '../decisions/policy-set-texts.ts';
 import { decisionPartsOf } from '../decisions/stored-decision.ts';
 
 export async function readStoredEvidencePack(ctx: AppContext, evidencePackId: string): Promise<string | undefined> {
@@ -51,6 +52,7 @@ export async function assembleEvidencePack(
   const checkpoint = await checkpointCovering(ctx, index);
   const inclusionProof = await proveInclusion(db, index, checkpoint.size, checkpoint.size);
 
+  await preloadPolicySetTexts(db, [decision.record]);
   const parts = decisionPartsOf(decision);
   const fields = {
     policy_decision_id: decision.policy_decision_id,

@@ -18,6 +18,7 @@ import * as conformanceArtifacts from './0015-conformance-artifacts.ts';
 import * as chainedStateIndexes from './0016-chained-state-indexes.ts';
 import * as policyContent from './0017-policy-content.ts';
 import * as decisionFacts from './0018-decision-facts.ts';
+import * as policySetTexts from './0022-policy-set-texts.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -46,6 +47,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0016-chained-state-indexes', chainedStateIndexes],
   ['0017-policy-content', policyContent],
   ['0018-decision-facts', decisionFacts],
+  ['0022-policy-set-texts', policySetTexts],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {

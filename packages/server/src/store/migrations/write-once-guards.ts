@@ -118,6 +118,13 @@ export const ATTESTATIONS_GUARD: GuardedTable = {
 /** Guarded from 0011 on: the signed proof bundles (services/bundles/assemble-bundle.ts). */
 export const BUNDLES_GUARD: GuardedTable = { table: 'bundles', uniqueKeys: [['seq'], ['bundle_id']], stateColumns: [] };
 
+/** Guarded from 0022 on: the policy sets decision records name by digest (services/decisions/policy-set-texts.ts). */
+export const POLICY_SET_TEXTS_GUARD: GuardedTable = {
+  table: 'policy_set_texts',
+  uniqueKeys: [['digest']],
+  stateColumns: [],
+};
+
 /** Every table the database keeps write-once (but for state columns), for tests and docs. */
 export const GUARDED_TABLES: readonly string[] = [...AUDIT_GUARDED, ...RECORD_GUARDED, AUDIT_VERIFICATIONS_GUARD].map(
   (g) => g.table,

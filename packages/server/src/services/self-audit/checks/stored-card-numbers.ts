@@ -10,7 +10,7 @@
 import { containsPan, findPan, maskLongDigitRuns } from '@aar/core';
 import { sql } from 'kysely';
 import type { AppContext } from '../../../app-context.ts';
-import { decodeDecisionRecord } from '../../decisions/record-codec.ts';
+import { decodeDecisionRecordWithoutPolicySet } from '../../decisions/record-codec.ts';
 import { failed, passed, type SelfAuditCheck } from '../self-audit-report.ts';
 
 interface ScannedTable {
@@ -34,7 +34,7 @@ export const SCANNED_TABLES: readonly ScannedTable[] = [
     table: 'decisions',
     key: 'policy_decision_id',
     columns: ['request', 'snapshot', 'result', 'record'],
-    decoders: { record: decodeDecisionRecord },
+    decoders: { record: decodeDecisionRecordWithoutPolicySet },
   },
   { table: 'approvals', key: 'approval_id', columns: ['bound', 'sca_reference'] },
   { table: 'risk_states', key: 'entity_id', columns: ['reason'], freeText: ['reason'] },
