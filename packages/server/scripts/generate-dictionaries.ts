@@ -104,6 +104,7 @@ const ROLE_MEANINGS: Record<Role, string> = {
   runtime: 'The agent platform or gateway: asks authorize for decisions and reports outcomes.',
   principal: "The principal's banking app: answers approvals, reads the principal's own records.",
   auditor: 'Reads records, evidence packs and the audit chain; builds compliance projections.',
+  pep: 'A policy enforcement point (an API gateway): asks the AuthZEN endpoints for decisions and nothing else.',
 };
 
 const GRANT_STATES: Record<GrantState, string> = {

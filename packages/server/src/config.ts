@@ -30,6 +30,12 @@ export interface AppConfig {
    * rebuilt from these and the request path, never from request headers.
    */
   publicUrls: string[];
+  /**
+   * The base URLs of the policy enforcement points (gateways) that call the AuthZEN endpoints (CONTRACT section 20:
+   * AAR_PEP_URLS, comma-separated; default none). An agent's signed request that a PEP forwards in
+   * `context.agent_request` verifies only for one of these + the path and query it names.
+   */
+  pepUrls: string[];
   /** a checkpoint is signed at least this often while entries arrive, seconds (CONTRACT section 8: 10) */
   checkpointIntervalSeconds: number;
   /** start even when the chain's tip does not match the last checkpoint (loudly logged; AAR_START_UNVERIFIED) */
@@ -60,6 +66,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     signatureWindowSeconds: overrides.signatureWindowSeconds ?? intFrom(env, 'AAR_SIGNATURE_WINDOW', 300, 1, 3600),
     approvalTtlSeconds: overrides.approvalTtlSeconds ?? intFrom(env, 'AAR_APPROVAL_TTL', 900, 10, 7 * 24 * 3600),
     publicUrls: [],
+    pepUrls:
+      overrides.pepUrls ?? (isUnset(env.AAR_PEP_URLS) ? [] : baseUrlsFrom(env.AAR_PEP_URLS ?? '', 'AAR_PEP_URLS')),
     checkpointIntervalSeconds:
       overrides.checkpointIntervalSeconds ?? intFrom(env, 'AAR_CHECKPOINT_INTERVAL', 10, 1, 3600),
     startUnverified: overrides.startUnverified ?? boolFrom(env, 'AAR_START_UNVERIFIED', false),
@@ -123,21 +131,25 @@ function withLoopbackNames(defaults: string[], listenHost: string): string[] {
 
 /** Each entry must be an absolute http(s) URL with no query or fragment; a trailing slash is dropped. */
 function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
-  const entries = raw === undefined || raw.trim() === '' ? [issuerUrl] : raw.split(',').map((s) => s.trim());
+  return baseUrlsFrom(raw === undefined || raw.trim() === '' ? issuerUrl : raw, 'AAR_PUBLIC_URL');
+}
+
+function baseUrlsFrom(raw: string, name: string): string[] {
+  const entries = raw.split(',').map((s) => s.trim());
   // Each name costs one Ed25519 verification on a request whose signature fails: keep the list short.
   if (entries.length > MAX_PUBLIC_URLS) {
-    throw new ConfigError(`AAR_PUBLIC_URL names ${entries.length} URLs; at most ${MAX_PUBLIC_URLS}`);
+    throw new ConfigError(`${name} names ${entries.length} URLs; at most ${MAX_PUBLIC_URLS}`);
   }
   return entries.map((entry) => {
     let url: URL;
     try {
       url = new URL(entry);
     } catch {
-      throw new ConfigError(`AAR_PUBLIC_URL entries must be absolute URLs, got \`${entry}\``);
+      throw new ConfigError(`${name} entries must be absolute URLs, got \`${entry}\``);
     }
     if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username) {
       throw new ConfigError(
-        `AAR_PUBLIC_URL entries must be http(s) URLs without query, fragment or userinfo, got \`${entry}\``,
+        `${name} entries must be http(s) URLs without query, fragment or userinfo, got \`${entry}\``,
       );
     }
     return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;

@@ -252,6 +252,20 @@ function compileVar(values: unknown[]): Fn {
       return w === undefined ? null : w;
     };
   }
+  if (segments.length === 3) {
+    const s0 = segments[0]!;
+    const s1 = segments[1]!;
+    const s2 = segments[2]!;
+    return (d) => {
+      if (d === null || d === undefined) return null;
+      const u = (d as Record<string, unknown>)[s0];
+      if (u === undefined || u === null) return null;
+      const v = (u as Record<string, unknown>)[s1];
+      if (v === undefined || v === null) return null;
+      const w = (v as Record<string, unknown>)[s2];
+      return w === undefined ? null : w;
+    };
+  }
   return (d) => lookup(d, segments, null);
 }
 

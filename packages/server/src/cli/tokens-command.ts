@@ -5,7 +5,7 @@ import { createToken, listTokens, revokeToken } from '../services/tokens/manage-
 import type { Role } from '../store/index.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
 
-const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor'];
+const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor', 'pep'];
 
 type CreateFlags = ConfigFlags & {
   role: string;

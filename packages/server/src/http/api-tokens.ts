@@ -9,7 +9,7 @@ import { createToken } from '../services/tokens/manage-tokens.ts';
 import { isUniqueViolation } from '../services/unique-violation.ts';
 import type { Role } from '../store/schema.ts';
 
-export const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor'];
+export const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor', 'pep'];
 export const TOKEN_PREFIX = 'aar_';
 
 /** The stored form of a secret: SHA-256, lowercase hex. */

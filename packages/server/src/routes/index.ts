@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.ts';
 import { GrantCache } from '../services/authorize/grant-cache.ts';
 import { GrantLinkVerifier } from '../services/authorize/grant-link-verifier.ts';
 import { approvalRoutes } from './approvals.ts';
+import { authzenRoutes } from './authzen.ts';
 import { auditRoutes } from './audit.ts';
 import { cardTokenRoutes } from './card-tokens.ts';
 import { complianceRoutes } from './compliance.ts';
@@ -49,7 +50,10 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await grantCache.start();
   app.addHook('onClose', async () => grantCache.stop());
   // one verifier per app: it caches which grant links were already verified
-  await runtimeRoutes(app, ctx, new GrantLinkVerifier(ctx, grantCache));
+  const verifier = new GrantLinkVerifier(ctx, grantCache);
+  await runtimeRoutes(app, ctx, verifier);
+  // the AuthZEN door (CONTRACT section 20): the same authorize path, the same verifier
+  await authzenRoutes(app, ctx, verifier);
   await auditRoutes(app, ctx);
   await evidencePackRoutes(app, ctx);
   await webhookEndpointRoutes(app, ctx);

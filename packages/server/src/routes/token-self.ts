@@ -15,6 +15,7 @@ const Self = Type.Object({
     Type.Literal('runtime'),
     Type.Literal('principal'),
     Type.Literal('auditor'),
+    Type.Literal('pep'),
   ]),
   principal_entity_id: Type.Union([Type.String(), Type.Null()], { description: 'set for the `principal` role only' }),
 });

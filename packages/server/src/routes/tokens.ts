@@ -13,6 +13,7 @@ const Role = Type.Union([
   Type.Literal('runtime'),
   Type.Literal('principal'),
   Type.Literal('auditor'),
+  Type.Literal('pep'),
 ]);
 
 const TokenInfo = Type.Object({

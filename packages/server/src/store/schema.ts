@@ -13,7 +13,7 @@ type Timestamp = string;
 export type EntityState = 'active' | 'suspended' | 'tombstoned';
 export type SimpleState = 'active' | 'suspended';
 export type GrantState = 'active' | 'revoked';
-export type Role = 'admin' | 'runtime' | 'principal' | 'auditor';
+export type Role = 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
 
 export interface EntitiesTable {
   seq: Seq;
@@ -78,6 +78,16 @@ export interface GrantsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   revoked_at: Timestamp | null;
+}
+
+/** since migration 0021: the AuthZEN door's signed generic-domain decisions (services/authzen/record-access-decisions.ts) */
+export interface AccessDecisionsTable {
+  seq: Seq;
+  access_decision_id: string;
+  audit_id: string;
+  decided_at: Timestamp;
+  /** the signed `ns.access_decision.v1`, RFC 8785 text */
+  document: string;
 }
 
 export interface ApiTokensTable {
@@ -562,6 +572,7 @@ export interface Database {
   merchants: MerchantsTable;
   grants: GrantsTable;
   api_tokens: ApiTokensTable;
+  access_decisions: AccessDecisionsTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
   signing_keys: SigningKeysTable;

@@ -305,6 +305,40 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     expect(i).toBeLessThan(200);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // an AuthZEN generic-domain decision (access_decisions): a one-rule generic pack, published, activated, asked
+  await must('POST', '/v1/rule-packs', {
+    schema_version: 'ns.rule_pack.v1',
+    pack_id: 'ns:rule_pack:flip_generic',
+    version: '1.0.0',
+    domain: 'generic',
+    title: 'Byte flip: reading is permitted',
+    description: 'Permits the action `read`.',
+    dictionaries: [],
+    reasons: [],
+    rules: [
+      {
+        rule_id: 'read',
+        title: 'Reading is permitted',
+        description: 'Permits `read`.',
+        when: { '===': [{ var: 'request.action.name' }, 'read'] },
+        effect: 'permit',
+      },
+    ],
+    tests: [{ name: 'read', context: { request: { action: { name: 'read' } } }, expect: { effect: 'permit' } }],
+  });
+  await must('POST', '/v1/rule-packs/flip_generic/versions/1.0.0/publish');
+  await must('POST', '/v1/rule-activations', {
+    pack_id: 'ns:rule_pack:flip_generic',
+    version: '1.0.0',
+    target: { deployment: true },
+    mode: 'enforce',
+  });
+  const access = await must('POST', '/access/v1/evaluation', {
+    subject: { type: 'user', id: 'flip' },
+    action: { name: 'read' },
+    resource: { type: 'doc', id: 'd-1' },
+  });
+  expect(access.decision).toBe(true);
   await must('POST', `/v1/grants/${leaf}/revoke`);
   await must('POST', '/v1/entities', { type: 'person', id: 'eve', display_name: 'Eve' });
   await must('DELETE', '/v1/entities/ns:entity:person:eve');

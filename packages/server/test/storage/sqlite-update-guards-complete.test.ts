@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_GUARDS } from '../../src/store/migrations/0014-connectors-and-listings.ts';
+import { ACCESS_DECISIONS_GUARD } from '../../src/store/migrations/0021-access-decisions.ts';
 import { POLICY_GUARDS } from '../../src/store/migrations/0017-policy-content.ts';
 import {
   ATTESTATIONS_GUARD,
@@ -30,6 +31,7 @@ const GUARDS: readonly GuardedTable[] = [
   CONFORMANCE_RUNS_GUARD,
   ...LISTING_GUARDS,
   ...POLICY_GUARDS,
+  ACCESS_DECISIONS_GUARD,
 ];
 
 describe('SQLite update guards', () => {

@@ -3,7 +3,7 @@ import { defineEventType } from '../event-type-definition.ts';
 import { closedObject, oneOf, stateChange, subject } from '../schema-parts.ts';
 
 const TOKEN = subject(['token'], 'the credential, `ns:token:<uuid>`');
-const ROLE = oneOf(['admin', 'runtime', 'principal', 'auditor']);
+const ROLE = oneOf(['admin', 'runtime', 'principal', 'auditor', 'pep']);
 
 export const CREDENTIAL_EVENTS = [
   defineEventType({

@@ -19,6 +19,7 @@ const POLICY_TIMES =
   "the row's chained events (check-policy-content.ts), whose `occurred_at` are the instants that count";
 
 export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
+  { table: 'access_decisions', columns: ['seq'], reason: SEQ },
   {
     table: 'api_token_usage',
     reason:

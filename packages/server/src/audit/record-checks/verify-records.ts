@@ -13,6 +13,7 @@
 import type { Jwks } from '@aar/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/index.ts';
+import { checkAccessDecisions } from './check-access-decisions.ts';
 import { checkApprovals } from './check-approvals.ts';
 import { checkAttestations } from './check-attestations.ts';
 import { checkBacktests } from './check-backtests.ts';
@@ -68,5 +69,7 @@ export async function verifyRecords(
   await checkPolicyContent(db, findings, jwks, pageSize);
   // what a pack would have changed: each ended backtest against its completed event (every run, all rows)
   await checkBacktests(db, findings, pageSize);
+  // the AuthZEN door's generic-domain decisions: each signed row against its entry (every run, all rows)
+  await checkAccessDecisions(db, findings, jwks, pageSize);
   return findings;
 }

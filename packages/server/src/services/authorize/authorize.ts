@@ -15,22 +15,33 @@ import { loadSnapshot } from './load-snapshot.ts';
 import { knownPolicySetText } from './policy-set-text.ts';
 import { storedPolicySetOf } from '../decisions/policy-set-texts.ts';
 import { normalizeAuthorizeRequest, type AuthorizeBody } from './normalize-request.ts';
-import { verifyPayload } from './verify-payload.ts';
+import { verifyPayload, type PayloadVerification } from './verify-payload.ts';
+
+/** What another door to this same path changes (the AuthZEN façade, services/authzen); nothing else differs. */
+export interface AuthorizeOptions {
+  /** the grant version the caller read for this request (a batch reads one for all its decisions) */
+  grantVersion?: number;
+  /** verifies the agent's signature on the request the agent sent elsewhere (a PEP's copy) instead of `httpRequest` */
+  verifyAgentSignature?: (actorEntityId: string, facts: FactReader) => Promise<PayloadVerification>;
+}
 
 export async function authorize(
   ctx: AppContext,
   verifier: GrantLinkVerifier,
   httpRequest: FastifyRequest,
   body: AuthorizeBody,
+  options: AuthorizeOptions = {},
 ): Promise<AuthorizeResponse> {
   const request = normalizeAuthorizeRequest(body);
   const now = ctx.clock.now();
   // The version first, every fact after it (grant-cache.ts): nothing read below is older than this version. It was
   // read with the credential when the route asks for it (request-grant-version.ts), else it is read now.
-  const known = takeGrantVersion(httpRequest);
+  const known = options.grantVersion ?? takeGrantVersion(httpRequest);
   const version = known === undefined ? await verifier.grants.currentVersion() : verifier.grants.atVersion(known);
   const facts = new FactReader(ctx.store.db, verifier.grants, version);
-  const payload = await verifyPayload(ctx, httpRequest, request.actor_entity_id, facts);
+  const payload = options.verifyAgentSignature
+    ? await options.verifyAgentSignature(request.actor_entity_id, facts)
+    : await verifyPayload(ctx, httpRequest, request.actor_entity_id, facts);
   const status = payload.result.status;
   const payloadSnapshot: DecisionSnapshot['payload'] = {
     required: ctx.config.requireSignedRequests,

@@ -1,6 +1,7 @@
 /**
  * API credentials (CONTRACT section 7). A token is `aar_` + 32 random bytes (base64url); only its SHA-256 is
- * stored. INVARIANT: a principal token is bound to exactly one existing principal; no other role is bound.
+ * stored. INVARIANT: a principal token is bound to exactly one existing principal; a pep token to at most one (it then
+ * evaluates for that principal only); no other role is bound.
  */
 import { randomBytes } from 'node:crypto';
 import { AarError, fieldError, mintedId, parseEntityId, parseMintedId } from '@aar/core';
@@ -56,13 +57,13 @@ export async function createToken(
   secret: string = newTokenSecret(),
 ): Promise<TokenInfo & { token: string }> {
   let principalId: string | null = null;
-  if (input.role === 'principal') {
-    if (input.principal_entity_id === undefined) {
-      throw fieldError('invalid_request', '/principal_entity_id', 'is required for the principal role');
-    }
+  if (input.role === 'principal' && input.principal_entity_id === undefined) {
+    throw fieldError('invalid_request', '/principal_entity_id', 'is required for the principal role');
+  }
+  if (input.role === 'principal' || (input.role === 'pep' && input.principal_entity_id !== undefined)) {
     principalId = parseEntityId(input.principal_entity_id, '/principal_entity_id', ['person', 'organisation']).id;
   } else if (input.principal_entity_id !== undefined) {
-    throw fieldError('invalid_request', '/principal_entity_id', 'is allowed only for the principal role');
+    throw fieldError('invalid_request', '/principal_entity_id', 'is allowed only for the principal and pep roles');
   }
   const connectorId =
     input.connector_id === undefined ? null : bindableConnector(input.connector_id, '/connector_id').connector_id;

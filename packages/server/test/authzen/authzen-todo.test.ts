@@ -1,0 +1,114 @@
+/**
+ * AuthZEN beyond purchases (CONTRACT section 20): the OpenID AuthZEN Todo interop scenario, loaded through the API as
+ * a `generic` rule pack plus a dictionary of its users and roles (fixtures/), answers every decision of the shared
+ * vectors file (40 single evaluations, 3 batches) over real HTTP with a `pep` token. Every decision is a signed
+ * `ns.access_decision.v1` that verifies with the service's JWKS, has its audit entry, and the audit chain verifies.
+ * Cases listed in fixtures/todo-expected-failures.json (each with its reason) are expected to fail; none is today.
+ */
+import { readFileSync } from 'node:fs';
+import { verifyDocument, type Jwks } from '@aar/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthzenEvaluationResponse, AuthzenEvaluationsResponse } from '../../src/routes/authzen-schemas.ts';
+import { buildPurchaseWorld } from '../support/purchase-world.ts';
+import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
+import { expectAuthzenShape, readTodoVectors } from './authzen-support.ts';
+
+const vectors = readTodoVectors();
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8'));
+const expectedFailures = fixture('todo-expected-failures.json') as Array<{
+  kind: string;
+  index: number;
+  reason: string;
+}>;
+const failing = new Set(expectedFailures.map((f) => `${f.kind}/${f.index}`));
+
+describe.skipIf(vectors === undefined)('AuthZEN Todo interop decisions over HTTP', () => {
+  let rt: TestRuntime;
+  let w: Awaited<ReturnType<typeof buildPurchaseWorld>>;
+  let pep: string;
+  let jwks: Jwks;
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
+    w = await buildPurchaseWorld(base, ADMIN_TOKEN);
+    await w.must('POST', '/v1/dictionaries', fixture('todo-directory.dictionary.json'));
+    await w.must('POST', '/v1/dictionaries/todo_directory/versions/1.0.0/publish');
+    await w.must('POST', '/v1/rule-packs', fixture('todo.rule-pack.json'));
+    await w.must('POST', '/v1/rule-packs/todo/versions/1.0.0/publish');
+    await w.must('POST', '/v1/rule-activations', {
+      pack_id: 'ns:rule_pack:todo',
+      version: '1.0.0',
+      target: { deployment: true },
+      mode: 'enforce',
+    });
+    pep = (await w.must('POST', '/v1/tokens', { role: 'pep', label: 'todo backend' })).token;
+    jwks = (await w.call('GET', '/.well-known/jwks.json')).body as Jwks;
+  });
+  afterAll(async () => rt?.close());
+
+  it('answers every single evaluation as the vectors say, each decision signed', async () => {
+    const wrong: string[] = [];
+    for (const [i, c] of vectors!.evaluation.entries()) {
+      const res = await w.call('POST', '/access/v1/evaluation', c.request, pep);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expectAuthzenShape(res.body, AuthzenEvaluationResponse);
+      const doc = res.body.context.aar.access_decision;
+      expect(doc).toMatchObject({ schema_version: 'ns.access_decision.v1', request: { action: c.request.action } });
+      expect(doc.policy_set.packs).toEqual([
+        expect.objectContaining({ pack_id: 'ns:rule_pack:todo', mode: 'enforce' }),
+      ]);
+      if (i < 3) expect((await verifyDocument(doc, jwks)).valid).toBe(true);
+      if ((res.body.decision === c.expected) === failing.has(`evaluation/${i}`))
+        wrong.push(`#${i} ${JSON.stringify(c.request)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('answers every batch as the vectors say', async () => {
+    for (const [i, c] of vectors!.evaluations.entries()) {
+      const res = await w.call('POST', '/access/v1/evaluations', c.request, pep);
+      expect(res.status).toBe(200);
+      expectAuthzenShape(res.body, AuthzenEvaluationsResponse);
+      const got = res.body.evaluations.map((e: { decision: boolean }) => ({ decision: e.decision }));
+      if (failing.has(`evaluations/${i}`)) expect(got).not.toEqual(c.expected);
+      else expect(got).toEqual(c.expected);
+    }
+  });
+
+  it('records each decision with its audit entry; the chain verifies', async () => {
+    const rows = await rt.ctx.store.db.selectFrom('access_decisions').select(['audit_id', 'document']).execute();
+    const decided = vectors!.evaluation.length + vectors!.evaluations.reduce((n, c) => n + c.expected.length, 0);
+    expect(rows.length).toBe(decided);
+    const entries = await rt.ctx.store.db
+      .selectFrom('audit_entries')
+      .select('audit_id')
+      .where(
+        'audit_id',
+        'in',
+        rows.slice(0, 5).map((r) => r.audit_id),
+      )
+      .execute();
+    expect(entries.length).toBe(5);
+    expect((await w.call('GET', '/v1/audit/verify')).body).toMatchObject({ valid: true });
+  });
+
+  it('denies an action no rule permits, and a subject the directory does not know', async () => {
+    const ask = (subject: string, action: string) =>
+      w.call(
+        'POST',
+        '/access/v1/evaluation',
+        { subject: { type: 'user', id: subject }, action: { name: action }, resource: { type: 'todo', id: 't' } },
+        pep,
+      );
+    const rick = 'CiRmZDA2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const unknownAction = await ask(rick, 'can_launch_portal_gun');
+    expect(unknownAction.body).toMatchObject({
+      decision: false,
+      context: { aar: { decision: 'deny', reason: 'no_permit' } },
+    });
+    const stranger = await ask('nobody', 'can_read_todos');
+    expect(stranger.body.decision).toBe(false);
+  });
+});
