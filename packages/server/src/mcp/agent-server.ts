@@ -62,8 +62,10 @@ export function buildMcpServer(info: McpServerInfo, catalogue: ToolCatalogue): S
       );
     }
     const progressToken = request.params._meta?.progressToken;
+    const authorization = extra.requestInfo?.headers.authorization;
     return runTool(tool, request.params.arguments, {
       signal: extra.signal,
+      authorization: Array.isArray(authorization) ? authorization[0] : authorization,
       progress: async (progress, total, message) => {
         if (progressToken === undefined) return;
         await extra.sendNotification({

@@ -13,6 +13,7 @@ import {
 } from '@aar/sdk';
 import type { EvidenceVerificationResult } from '@aar/core';
 import type { AgentIdentity } from './agent-identity.ts';
+import type { ApprovalRecord, DecisionReader } from './decision-reader.ts';
 
 export interface AgentSessionOptions {
   baseUrl: string;
@@ -29,7 +30,7 @@ export interface AgentSessionOptions {
 export type AuthorizeBody = Parameters<AarClient['authorize']>[0];
 export type AuthorizeAnswer = Awaited<ReturnType<AarClient['authorize']>>;
 
-export class AgentSession {
+export class AgentSession implements DecisionReader {
   readonly identity: AgentIdentity;
   readonly client: AarClient;
   readonly #signer: RequestSigner;
@@ -53,12 +54,20 @@ export class AgentSession {
     return this.client.authorize(body, { signer: this.#signer });
   }
 
+  get agent(): string {
+    return this.identity.agent;
+  }
+
   decision(id: string): Promise<Record<string, unknown>> {
     return this.client.getDecision(id) as Promise<Record<string, unknown>>;
   }
 
-  approval(id: string) {
-    return this.client.getApproval(id);
+  decisionMap(id: string): Promise<Record<string, unknown>> {
+    return this.client.getDecisionMap(id) as Promise<Record<string, unknown>>;
+  }
+
+  approval(id: string): Promise<ApprovalRecord> {
+    return this.client.getApproval(id) as Promise<ApprovalRecord>;
   }
 
   evidencePack(id: string): Promise<unknown> {

@@ -6,7 +6,7 @@ import type { AgentSession } from './agent-session.ts';
 import { ToolCatalogue, type McpServerInfo } from './agent-server.ts';
 import { RequestMemory } from './request-memory.ts';
 import { authorizePurchaseTool } from './tools/authorize-purchase.ts';
-import { awaitApprovalTool, type AwaitApprovalOptions } from './tools/await-approval.ts';
+import { awaitApprovalTool, sessionRetry, type AwaitApprovalOptions } from './tools/await-approval.ts';
 import { explainDecisionTool } from './tools/explain-decision.ts';
 import { myAuthorityTool } from './tools/my-authority.ts';
 import { verifyEvidencePackTool } from './tools/verify-evidence-pack.ts';
@@ -15,7 +15,7 @@ export function agentCatalogue(session: AgentSession, options: AwaitApprovalOpti
   const memory = new RequestMemory();
   return new ToolCatalogue([
     authorizePurchaseTool(session, memory),
-    awaitApprovalTool(session, memory, options),
+    awaitApprovalTool(session, sessionRetry(session, memory), options),
     myAuthorityTool(session),
     explainDecisionTool(session),
     verifyEvidencePackTool(session),

@@ -18,6 +18,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** a progress notification, when the client asked for progress (`_meta.progressToken`) */
   progress(done: number, total: number | undefined, message: string): Promise<void>;
+  /** over HTTP: the `Authorization` header of the request that carried this call (used, never logged or returned) */
+  authorization?: string | undefined;
 }
 
 export interface ToolDefinition<In = Record<string, unknown>, Out = Record<string, unknown>> {

@@ -28,6 +28,7 @@ import { grantRoutes } from './grants.ts';
 import { bundleRoutes } from './bundles.ts';
 import { jsonSchemaRoutes } from './json-schemas.ts';
 import { jwksRoutes } from './jwks.ts';
+import { mcpRoutes } from './mcp.ts';
 import { merchantRoutes } from './merchants.ts';
 import { referenceRoutes } from './references.ts';
 import { riskSignalRoutes } from './risk-signals.ts';
@@ -75,4 +76,6 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await sectorPackRoutes(app, ctx);
   await ruleActivationRoutes(app, ctx);
   await backtestRoutes(app, ctx);
+  // the MCP door (docs/mcp.md): Streamable HTTP at /mcp, the same routes underneath with the caller's credential
+  await mcpRoutes(app, ctx);
 }

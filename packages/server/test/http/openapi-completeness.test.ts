@@ -34,7 +34,7 @@ type Operation = {
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
-const ROLES = ['admin', 'runtime', 'principal', 'auditor'];
+const ROLES = ['admin', 'runtime', 'principal', 'auditor', 'pep'];
 /** health and metrics opt out of the rate limit (a monitor must not be throttled into alarms): no 429 */
 const NEVER_RATE_LIMITED = new Set(['/healthz', '/metrics']);
 

@@ -28,6 +28,8 @@ const INITIALIZE = (version: string) =>
     params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
 
+type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 /** A POST on node:http, which (unlike fetch) sends the Host header it is given. */
 function post(url: string, body: string, headers: Record<string, string>) {
   return new Promise<{ status: number; text: string; headers: Record<string, unknown> }>((resolve, reject) => {
@@ -48,18 +50,18 @@ function post(url: string, body: string, headers: Record<string, string>) {
   });
 }
 
-describe('aar mcp --http', () => {
-  let w: McpWorld;
-  let mcp: McpHttpProcess;
-  beforeAll(async () => {
-    w = await startMcpWorld();
-    mcp = await spawnMcpHttp([...w.argv, '--authorization-server', 'https://auth.bank.example'], w.env);
-  }, 60_000);
-  afterAll(async () => {
-    await mcp?.stop();
-    await w?.close();
-  });
+let w: McpWorld;
+let mcp: McpHttpProcess;
+beforeAll(async () => {
+  w = await startMcpWorld({ AAR_MCP_AUTHORIZATION_SERVERS: 'https://auth.bank.example' });
+  mcp = await spawnMcpHttp([...w.argv, '--authorization-server', 'https://auth.bank.example'], w.env);
+}, 60_000);
+afterAll(async () => {
+  await mcp?.stop();
+  await w?.close();
+});
 
+describe('aar mcp --http', () => {
   it('serves on 127.0.0.1 only and decides a purchase the service records', async () => {
     expect(new URL(mcp.url).hostname).toBe('127.0.0.1');
     expect(new URL(mcp.url).pathname).toBe('/mcp');
@@ -149,4 +151,108 @@ describe('aar mcp --http', () => {
     }
     for (const reason of Object.values(EXPECTED.expected_failures)) expect(reason.length).toBeGreaterThan(40);
   }, 150_000);
+});
+
+describe('/mcp inside aar serve', () => {
+  const url = () => `${w.server.base}/mcp`;
+  const connect = async (token: string) => {
+    const client = new Client({ name: 'direct-host', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url()), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  };
+  const signed = async (body: unknown) => {
+    const text = JSON.stringify(body);
+    const headers = await w.world.signer.sign({
+      method: 'POST',
+      url: `${w.server.base}/v1/runtime/authorize`,
+      body: text,
+    });
+    return {
+      body: text,
+      signature_input: headers['signature-input'],
+      signature: headers.signature,
+      content_digest: headers['content-digest'],
+    };
+  };
+
+  it('refuses a caller without a token, pointing at the RFC 9728 metadata', async () => {
+    const res = await post(url(), INITIALIZE('2025-11-25'), {});
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${w.server.base}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const prm = await fetch(`${w.server.base}/.well-known/oauth-protected-resource/mcp`);
+    expect(await prm.json()).toMatchObject({
+      resource: `${w.server.base}/mcp`,
+      authorization_servers: ['https://auth.bank.example'],
+    });
+    const principal = await post(url(), INITIALIZE('2025-11-25'), {
+      authorization: `Bearer ${w.world.principalToken}`,
+    });
+    expect(principal.status).toBe(403);
+    const rebinding = await post(url(), INITIALIZE('2025-11-25'), {
+      authorization: `Bearer ${w.world.runtimeToken}`,
+      origin: 'http://evil.example',
+    });
+    expect(rebinding.status).toBe(403);
+  });
+
+  it('decides what the agent signed, exactly as POST /v1/runtime/authorize would, replays and tampering included', async () => {
+    const client = await connect(w.world.runtimeToken);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual([
+        'authorize_signed',
+        'await_approval',
+        'explain_decision',
+        'verify_evidence_pack',
+      ]);
+      const material = await signed(w.world.purchase(7));
+      const first = ((await client.callTool({ name: 'authorize_signed', arguments: material })) as Structured)
+        .structuredContent;
+      expect(first.decision).toBe('allow_with_constraints');
+      const recorded = await w.world.call(
+        'GET',
+        `/v1/decisions/${first.policy_decision_id}`,
+        undefined,
+        w.world.runtimeToken,
+      );
+      expect(recorded.body.snapshot.payload.signature_valid).toBe(true);
+      const replay = ((await client.callTool({ name: 'authorize_signed', arguments: material })) as Structured)
+        .structuredContent;
+      expect(replay.reason).toBe('payload_replayed');
+      const fresh = await signed(w.world.purchase(7));
+      const tampered = { ...fresh, body: fresh.body.replace('"amount":7', '"amount":49') };
+      const forged = ((await client.callTool({ name: 'authorize_signed', arguments: tampered })) as Structured)
+        .structuredContent;
+      expect(forged.decision).toBe('deny');
+      expect(forged.reason).toMatch(/^payload_signature/);
+      const explained = (
+        (await client.callTool({
+          name: 'explain_decision',
+          arguments: { policy_decision_id: first.policy_decision_id },
+        })) as Structured
+      ).structuredContent;
+      expect(explained.steps).toHaveLength(7);
+      const verified = (
+        (await client.callTool({
+          name: 'verify_evidence_pack',
+          arguments: { evidence_pack_id: first.evidence_refs[0] },
+        })) as Structured
+      ).structuredContent;
+      expect(verified.valid).toBe(true);
+      const invalid = (await client.callTool({
+        name: 'authorize_signed',
+        arguments: { ...material, body: 'not json' },
+      })) as Structured;
+      expect(invalid.isError).toBe(true);
+      expect(invalid.content[0].text).toMatch(/400/);
+    } finally {
+      await client.close();
+    }
+  });
 });

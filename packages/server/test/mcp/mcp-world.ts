@@ -23,9 +23,10 @@ export interface McpWorld {
   close(): Promise<void>;
 }
 
-export async function startMcpWorld(): Promise<McpWorld> {
+/** `serverEnv`: more environment for `aar serve` (AAR_MCP_AUTHORIZATION_SERVERS, say) */
+export async function startMcpWorld(serverEnv: Record<string, string> = {}): Promise<McpWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'aar-mcp-'));
-  const server = await spawnServer({ AAR_DATA_DIR: join(dir, 'data'), AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN });
+  const server = await spawnServer({ AAR_DATA_DIR: join(dir, 'data'), AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN, ...serverEnv });
   const world = await buildPurchaseWorld(server.base, ADMIN_TOKEN);
   const keyFile = join(dir, 'agent-key.jwk');
   writeFileSync(keyFile, JSON.stringify(world.privateJwk), { mode: 0o600 });

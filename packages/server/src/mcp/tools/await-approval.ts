@@ -5,11 +5,15 @@
  * exactly as if it did not exist. Polling reads `GET /v1/approvals/{id}`; nothing is decided here.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentSession, AuthorizeBody } from '../agent-session.ts';
+import type { AgentSession, AuthorizeAnswer, AuthorizeBody } from '../agent-session.ts';
+import type { ApprovalRecord, DecisionReader } from '../decision-reader.ts';
 import type { RequestMemory } from '../request-memory.ts';
 import { ToolFailure, type ToolDefinition } from '../tool-kit.ts';
 import { decisionSchema, decisionText, summarizeDecision } from './decision-shape.ts';
 import { ownDecision } from './own-decision.ts';
+
+/** Authorizes the approved request again, naming the decision; absent where the caller must sign it itself. */
+export type ApprovedRetry = (policyDecisionId: string, approval: ApprovalRecord) => Promise<AuthorizeAnswer>;
 
 export const MAX_WAIT_SECONDS = 300;
 const STATUSES = ['pending', 'approved', 'rejected', 'expired', 'consumed'] as const;
@@ -20,8 +24,8 @@ export interface AwaitApprovalOptions {
 }
 
 export function awaitApprovalTool(
-  session: AgentSession,
-  memory: RequestMemory,
+  reader: DecisionReader,
+  retry: ApprovedRetry | undefined,
   options: AwaitApprovalOptions = {},
 ): ToolDefinition {
   const pollMs = options.pollIntervalMs ?? 1000;
@@ -30,8 +34,11 @@ export function awaitApprovalTool(
     title: 'Wait for the person’s approval',
     description:
       'After authorize_purchase answered require_approval, wait up to wait_seconds for the person to approve or ' +
-      'reject in their banking app. When they approve, the same purchase is authorized again as approved and that ' +
-      'final decision is returned. With wait_seconds 0 it only reads the approval’s state.',
+      'reject in their banking app. ' +
+      (retry
+        ? 'When they approve, the same purchase is authorized again as approved and that final decision is returned. '
+        : 'When they approve, sign the identical request again with this policy_decision_id and authorize it. ') +
+      'With wait_seconds 0 it only reads the approval’s state.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -56,7 +63,7 @@ export function awaitApprovalTool(
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(raw, ctx) {
       const args = raw as { policy_decision_id: string; wait_seconds?: number };
-      const record = await ownDecision(session, args.policy_decision_id);
+      const record = await ownDecision(reader, args.policy_decision_id, ctx);
       const approvalId = record.approval_id;
       if (typeof approvalId !== 'string') {
         throw new ToolFailure(
@@ -65,11 +72,11 @@ export function awaitApprovalTool(
       }
       const started = Date.now();
       const deadline = started + (args.wait_seconds ?? 60) * 1000;
-      let approval = await session.approval(approvalId);
+      let approval = await reader.approval(approvalId, ctx);
       while (approval.status === 'pending' && Date.now() + pollMs <= deadline) {
         await ctx.progress((Date.now() - started) / 1000, args.wait_seconds ?? 60, 'waiting for the person');
         await sleep(pollMs, undefined, { signal: ctx.signal });
-        approval = await session.approval(approvalId);
+        approval = await reader.approval(approvalId, ctx);
       }
       const waited = Math.round((Date.now() - started) / 100) / 10;
       const base = {
@@ -78,15 +85,11 @@ export function awaitApprovalTool(
         waited_seconds: waited,
         expires_at: approval.expires_at,
       };
-      if (approval.status !== 'approved') {
+      if (approval.status !== 'approved' || !retry) {
         const explanation = statusWords(approval.status);
         return { structured: { ...base, explanation }, text: `Approval ${approvalId}: ${explanation}` };
       }
-      const body = {
-        ...(memory.recall(args.policy_decision_id) ?? fromApproval(session, approval.request)),
-        policy_decision_id: args.policy_decision_id,
-      } as AuthorizeBody;
-      const final = summarizeDecision(await session.authorize(body));
+      const final = summarizeDecision(await retry(args.policy_decision_id, approval));
       const explanation = 'The person approved; the purchase was authorized again as approved.';
       return {
         structured: { ...base, explanation, final_decision: final },
@@ -98,6 +101,8 @@ export function awaitApprovalTool(
 
 function statusWords(status: string): string {
   switch (status) {
+    case 'approved':
+      return 'the person approved: sign the identical request again with this policy_decision_id and authorize it.';
     case 'pending':
       return 'still waiting for the person; call await_approval again later.';
     case 'rejected':
@@ -107,6 +112,15 @@ function statusWords(status: string): string {
     default:
       return 'the approval was already used by an earlier retry.';
   }
+}
+
+/** The retry of `aar mcp`: the body it sent (RequestMemory), else the request the approval names, signed afresh. */
+export function sessionRetry(session: AgentSession, memory: RequestMemory): ApprovedRetry {
+  return (policyDecisionId, approval) =>
+    session.authorize({
+      ...(memory.recall(policyDecisionId) ?? fromApproval(session, approval.request)),
+      policy_decision_id: policyDecisionId,
+    } as AuthorizeBody);
 }
 
 /** The request the approval names (`subject`, merchant, amount, instrument, basket when shown): the retry repeats it. */

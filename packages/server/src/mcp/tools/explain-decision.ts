@@ -5,7 +5,7 @@
  * describeRule over the rule the snapshot recorded), and what the agent may do next. It reads the record and the map
  * the service signed; it never re-decides.
  */
-import type { AgentSession } from '../agent-session.ts';
+import type { DecisionReader } from '../decision-reader.ts';
 import { nextStep, reasonInWords, ruleConditionInWords } from '../plain-words.ts';
 import type { ToolDefinition } from '../tool-kit.ts';
 import { ownDecision } from './own-decision.ts';
@@ -22,7 +22,7 @@ interface RuleHit {
   effect: string;
 }
 
-export function explainDecisionTool(session: AgentSession): ToolDefinition {
+export function explainDecisionTool(reader: DecisionReader): ToolDefinition {
   return {
     name: 'explain_decision',
     title: 'Explain a decision',
@@ -80,12 +80,12 @@ export function explainDecisionTool(session: AgentSession): ToolDefinition {
       },
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
-    async run(raw) {
+    async run(raw, ctx) {
       const { policy_decision_id: id } = raw as { policy_decision_id: string };
-      const record = await ownDecision(session, id);
+      const record = await ownDecision(reader, id, ctx);
       const decision = String(record.decision);
       const reason = String(record.reason);
-      const map = (await session.client.getDecisionMap(String(record.decision_map_ref))) as { nodes?: MapNode[] };
+      const map = (await reader.decisionMap(String(record.decision_map_ref), ctx)) as { nodes?: MapNode[] };
       const diagnostics = (record.diagnostics ?? {}) as { checks?: unknown[]; rules?: RuleHit[] };
       const checks = (diagnostics.checks ?? []).map((c) => {
         const check = c as { check: string; outcome: string; detail?: string };

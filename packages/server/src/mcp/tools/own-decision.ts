@@ -4,19 +4,23 @@
  * same words as an unknown one, so ids cannot be probed.
  */
 import { AarApiError } from '@aar/sdk';
-import type { AgentSession } from '../agent-session.ts';
-import { ToolFailure } from '../tool-kit.ts';
+import type { DecisionReader } from '../decision-reader.ts';
+import { ToolFailure, type ToolContext } from '../tool-kit.ts';
 
-export async function ownDecision(session: AgentSession, id: string): Promise<Record<string, unknown>> {
+export async function ownDecision(
+  reader: DecisionReader,
+  id: string,
+  ctx: ToolContext,
+): Promise<Record<string, unknown>> {
   let record: Record<string, unknown>;
   try {
-    record = await session.decision(id);
+    record = await reader.decision(id, ctx);
   } catch (error) {
     if (error instanceof AarApiError && error.status === 404) throw notFound(id);
     throw error;
   }
   const request = record.request as { actor_entity_id?: unknown } | undefined;
-  if (request?.actor_entity_id !== session.identity.agent) throw notFound(id);
+  if (reader.agent !== undefined && request?.actor_entity_id !== reader.agent) throw notFound(id);
   return record;
 }
 

@@ -5,12 +5,12 @@
  * given whole, or by id (fetched from the service; then it must be one of this agent's decisions).
  */
 import { AarApiError } from '@aar/sdk';
-import type { AgentSession } from '../agent-session.ts';
-import { ToolFailure, type ToolDefinition } from '../tool-kit.ts';
+import type { DecisionReader } from '../decision-reader.ts';
+import { ToolFailure, type ToolContext, type ToolDefinition } from '../tool-kit.ts';
 
 const MAX_PACK_BYTES = 512 * 1024;
 
-export function verifyEvidencePackTool(session: AgentSession): ToolDefinition {
+export function verifyEvidencePackTool(reader: DecisionReader): ToolDefinition {
   return {
     name: 'verify_evidence_pack',
     title: 'Verify an evidence pack',
@@ -54,11 +54,11 @@ export function verifyEvidencePackTool(session: AgentSession): ToolDefinition {
       },
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
-    async run(raw) {
+    async run(raw, ctx) {
       const args = raw as { evidence_pack_id?: string; pack?: Record<string, unknown> };
-      const pack = args.pack ?? (await fetchOwnPack(session, args.evidence_pack_id!));
+      const pack = args.pack ?? (await fetchOwnPack(reader, args.evidence_pack_id!, ctx));
       if (JSON.stringify(pack).length > MAX_PACK_BYTES) throw new ToolFailure('the pack is larger than 512 KiB');
-      const result = await session.verifyPack(pack);
+      const result = await reader.verifyPack(pack, ctx);
       const checks = result.checks.map((c) => ({
         check: String(c.check),
         valid: c.valid,
@@ -92,16 +92,16 @@ export function verifyEvidencePackTool(session: AgentSession): ToolDefinition {
   };
 }
 
-async function fetchOwnPack(session: AgentSession, id: string): Promise<unknown> {
+async function fetchOwnPack(reader: DecisionReader, id: string, ctx: ToolContext): Promise<unknown> {
   let pack: unknown;
   try {
-    pack = await session.evidencePack(id);
+    pack = await reader.evidencePack(id, ctx);
   } catch (error) {
     if (error instanceof AarApiError && error.status === 404) throw new ToolFailure(`no evidence pack \`${id}\``);
     throw error;
   }
-  const actor = actorOf(pack);
-  if (actor !== session.identity.agent) throw new ToolFailure(`no evidence pack \`${id}\` of this agent`);
+  if (reader.agent !== undefined && actorOf(pack) !== reader.agent)
+    throw new ToolFailure(`no evidence pack \`${id}\` of this agent`);
   return pack;
 }
 
