@@ -37,7 +37,11 @@ const CreatedToken = Type.Object({
 const CreateTokenBody = Type.Object(
   {
     role: Role,
-    principal_entity_id: Type.Optional(Type.String({ description: 'required for, and only for, the principal role' })),
+    principal_entity_id: Type.Optional(
+      Type.String({
+        description: 'required for the principal role, optional for the pep role, refused for the others',
+      }),
+    ),
     label: Type.Optional(Type.String({ maxLength: 128, pattern: SINGLE_LINE_TEXT })),
     connector_id: Type.Optional(
       Type.String({
@@ -65,10 +69,11 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
       summary: 'Create an API token (the secret is returned once)',
       operationId: 'createToken',
       description:
-        'Issues a bearer token for one role (`admin`, `runtime`, `principal`, `auditor`) and records ' +
+        'Issues a bearer token for one role (`admin`, `runtime`, `principal`, `auditor`, `pep`) and records ' +
         '`ns.credential.created`. The secret (`aar_…`) is in this answer only: the service keeps its hash. A ' +
         '`principal` token needs `principal_entity_id` (a person or organisation that is not tombstoned) and can ' +
-        'act for that principal only; the other roles refuse it. With `connector_id` the credential is bound to ' +
+        'act for that principal only; a `pep` token (it may only ask the AuthZEN endpoints) may name one and then ' +
+        'evaluates for that principal only; the other roles refuse it. With `connector_id` the credential is bound to ' +
         'a connector of the catalogue (422 for an unknown or deprecated one): when its manifest says ' +
         '`requires_idempotency`, each POST it makes without `Idempotency-Key` is 400 `idempotency_key_required`. ' +
         'Sent with `Cache-Control: no-store`. Replayed for its `Idempotency-Key`, the answer is the same token ' +

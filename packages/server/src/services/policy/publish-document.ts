@@ -5,7 +5,7 @@
  * written. The service signs it (CONTRACT section 4) and stores exactly the signed RFC 8785 bytes, which every read
  * then checks and serves as they are; `digest` is of the document without `signature`.
  */
-import { AarError, runPackTests, type RulePackDocument } from '@aar/core';
+import { AarError, runPackTests, type KnownPolicyTerms, type RulePackDocument } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
@@ -46,13 +46,17 @@ export async function publishDocument(
   return summaryOf(kind, (await readVersion(ctx.store.db, kind, name, version))!);
 }
 
-/** Validation against published content, and a pack's tests: what publishing (and seeding) requires. */
+/**
+ * Validation against published content, and a pack's tests: what publishing (and seeding) requires. `known`: the
+ * published terms read beforehand (seeding checks a batch against one reading, as nothing is written in between).
+ */
 export async function checkPublishable(
   ctx: AppContext,
   kind: DocumentKind,
   doc: Record<string, unknown>,
+  known?: Required<KnownPolicyTerms>,
 ): Promise<void> {
-  assertValidDocument(kind, doc, await knownTerms(ctx, true));
+  assertValidDocument(kind, doc, known ?? (await knownTerms(ctx, true)));
   if (kind !== 'rule_pack') return;
   const pack = doc as unknown as RulePackDocument;
   const report = runPackTests(pack, await packDictionaries(ctx, pack.dictionaries ?? [], true));
