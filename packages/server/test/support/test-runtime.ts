@@ -9,6 +9,7 @@ import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Dialect } from '../../src/store/index.ts';
+import { copyMigratedTemplate } from './migrated-sqlite-template.ts';
 import { freshPgSchema } from './pg-schema.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -38,6 +39,8 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
   );
   let ctx: AppContext;
   let app: FastifyInstance;
+  // a new SQLite store starts as a copy of the migrated template (migrated-sqlite-template.ts), not migrated again
+  if (!config.databaseUrl && !options.dataDir) await copyMigratedTemplate(join(config.dataDir, 'aar.sqlite'));
   try {
     ctx = await openRuntime(config, options.clock ? { clock: options.clock } : {});
   } catch (error) {
