@@ -6,9 +6,10 @@
 import { verifyEvidencePack } from '@aar/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestOfCanonical } from '../../src/audit/audit-entry.ts';
+import { decisionRecordBytes, POLICY_SET_MARKER } from '../../src/services/decisions/record-bytes.ts';
 import {
   decodeDecisionRecord,
-  encodeDecisionRecord,
   policySetDigestOf,
   RECORD_CODEC_1,
   RECORD_CODEC_2,
@@ -26,24 +27,30 @@ describe('record codec 2, in memory', () => {
   const record = `{"a":"ü","policy_set":${policy},"z":1}`;
   const stored = { digest: policySetTextDigest(policy), text: policy };
 
-  it('leaves the policy set text out and puts it back byte for byte', () => {
-    const blob = encodeDecisionRecord(record, stored);
+  const marked = `{"a":"ü","policy_set":${POLICY_SET_MARKER},"z":1}`;
+
+  it('leaves the policy set text out and puts it back byte for byte, with the whole record digested', () => {
+    const { record: blob, digest } = decisionRecordBytes(marked, stored);
     expect(blob[0]).toBe(RECORD_CODEC_2);
     expect(blob.length).toBeLessThan(200);
     expect(policySetDigestOf(blob)).toBe(stored.digest);
     expect(decodeDecisionRecord(blob, (d) => (d === stored.digest ? policy : undefined))).toBe(record);
+    expect(digest).toBe(digestOfCanonical(record));
   });
 
-  it('refuses to decode without the text, and writes codec 1 when the text is not in the record', () => {
-    const blob = encodeDecisionRecord(record, stored);
+  it('refuses to decode without the text; writes codec 1 without a stored text or a marker', () => {
+    const { record: blob } = decisionRecordBytes(marked, stored);
     expect(() => decodeDecisionRecord(blob)).toThrow(/not known/);
-    const other = encodeDecisionRecord('{"x":1}', stored);
-    expect(other[0]).toBe(RECORD_CODEC_1);
-    expect(decodeDecisionRecord(other)).toBe('{"x":1}');
+    for (const whole of [decisionRecordBytes(record, stored), decisionRecordBytes(record)]) {
+      expect(whole.record[0]).toBe(RECORD_CODEC_1);
+      expect(decodeDecisionRecord(whole.record)).toBe(record);
+      expect(whole.digest).toBe(digestOfCanonical(record));
+    }
+    expect(() => decisionRecordBytes(`${marked}${POLICY_SET_MARKER}`, stored)).toThrow(/twice/);
   });
 
   it('refuses a forged offset or a truncated blob', () => {
-    const blob = encodeDecisionRecord(record, stored);
+    const { record: blob } = decisionRecordBytes(marked, stored);
     const forged = Buffer.from(blob);
     forged.writeUInt32BE(1_000_000, 33);
     expect(() => decodeDecisionRecord(forged, () => policy)).toThrow();

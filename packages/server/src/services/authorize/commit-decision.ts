@@ -27,9 +27,9 @@ import {
 } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
-import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Database } from '../../store/index.ts';
-import { encodeDecisionRecord, type StoredPolicySetText } from '../decisions/record-codec.ts';
+import { decisionRecordBytes } from '../decisions/record-bytes.ts';
+import type { StoredPolicySetText } from '../decisions/record-codec.ts';
 import { hasSignedOrder } from '../decisions/stored-decision.ts';
 import { derivesTo } from '../events/decision-envelope.ts';
 import { ENSURE_SPEND_ROW, INSERT_NONCE, SPEND_ROWS, SPEND_ROWS_FOR_UPDATE } from './decision-statements.ts';
@@ -45,7 +45,7 @@ import { assertSpendChained, rememberSpend, spendMemoryOf } from './chained-spen
 import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
-import { knownPolicySetText } from './policy-set-text.ts';
+import { knownPolicySetText, markedPolicySet } from './policy-set-text.ts';
 import type { SnapshotWithPolicy } from './load-snapshot.ts';
 import { lockPurchaseCounters, readPurchaseCounters } from './purchase-counters.ts';
 import type { PayloadVerification } from './verify-payload.ts';
@@ -210,8 +210,11 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
         decision_map: map,
       },
       mapText,
-      knownPolicySetText((snapshot as { policy_set?: object }).policy_set),
+      input.storedPolicySet
+        ? markedPolicySet((snapshot as { policy_set: object }).policy_set)
+        : knownPolicySetText((snapshot as { policy_set?: object }).policy_set),
     );
+    const stored = decisionRecordBytes(recordText, input.storedPolicySet);
     const decisionRow: DecisionInsert = {
       policy_decision_id: policyDecisionId,
       decision: result.decision,
@@ -236,7 +239,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       now: nowIso,
       created_at: nowIso,
       updated_at: nowIso,
-      record: encodeDecisionRecord(recordText, input.storedPolicySet),
+      record: stored.record,
       // restated from the request (the record checker compares them): what the rule counters read
       merchant_id: request.merchant_id ?? null,
       amount_minor: request.amount?.minor ?? null,
@@ -265,7 +268,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       audit_ref: auditRef,
       evidence_refs: evidenceRefs,
       // the entry commits to the whole decision record, so the evidence pack re-derives its digest (core/evidence)
-      audit_record_digest: digestOfCanonical(recordText),
+      audit_record_digest: stored.digest,
       // its envelope is derived from the decision row on read when that gives it back byte for byte
       storeEnvelope: (envelope) =>
         !derivesTo(envelope, {

@@ -7,6 +7,7 @@
  * one); the text is exactly `tryCanonicalJson` of the object, which canonicalDecisionRecord splices in as is.
  */
 import { tryCanonicalJson } from '@aar/core';
+import { POLICY_SET_MARKER } from '../decisions/record-bytes.ts';
 
 const texts = new WeakMap<object, string | null>();
 
@@ -19,4 +20,12 @@ export function knownPolicySetText(policySet: object | undefined): ReadonlyMap<o
     texts.set(policySet, text);
   }
   return text === null ? undefined : new Map<object, string>([[policySet, text]]);
+}
+
+/**
+ * The record's known parts when its policy set text is stored once (codec 2): the set stands as POLICY_SET_MARKER,
+ * which decisionRecordBytes replaces by the text only in the digest (services/decisions/record-bytes.ts).
+ */
+export function markedPolicySet(policySet: object): ReadonlyMap<object, string> {
+  return new Map<object, string>([[policySet, POLICY_SET_MARKER]]);
 }

@@ -50,22 +50,22 @@ function inflate(bytes: Buffer): Buffer {
   return inflateRawSync(bytes, { dictionary: DICTIONARY_1, maxOutputLength: MAX_RECORD_BYTES });
 }
 
+/** Codec 1: the whole record. */
+export function encodeDecisionRecord(canonicalText: string): Buffer {
+  return Buffer.concat([Buffer.of(RECORD_CODEC_1), deflate(Buffer.from(canonicalText, 'utf8'))]);
+}
+
 /**
- * Codec 2 when `policySet` is given and its text occurs in the record (it does when the record carries that policy
- * set: canonicalDecisionRecord splices the same text in), else codec 1.
+ * Codec 2: the record is `before || policySet.text || after` (UTF-8); only `before` and `after` are compressed, and
+ * the text is named by its digest.
  */
-export function encodeDecisionRecord(canonicalText: string, policySet?: StoredPolicySetText): Buffer {
-  const at = policySet === undefined ? -1 : canonicalText.indexOf(policySet.text);
-  if (policySet === undefined || at < 0) {
-    return Buffer.concat([Buffer.of(RECORD_CODEC_1), deflate(Buffer.from(canonicalText, 'utf8'))]);
-  }
-  const before = Buffer.from(canonicalText.slice(0, at), 'utf8');
-  const after = Buffer.from(canonicalText.slice(at + policySet.text.length), 'utf8');
+export function encodeDecisionRecordNaming(before: string, after: string, policySet: StoredPolicySetText): Buffer {
+  const head = Buffer.from(before, 'utf8');
   const header = Buffer.alloc(CODEC_2_HEADER);
   header[0] = RECORD_CODEC_2;
   Buffer.from(policySet.digest, 'hex').copy(header, 1);
-  header.writeUInt32BE(before.length, 33);
-  return Buffer.concat([header, deflate(Buffer.concat([before, after]))]);
+  header.writeUInt32BE(head.length, 33);
+  return Buffer.concat([header, deflate(Buffer.concat([head, Buffer.from(after, 'utf8')]))]);
 }
 
 /** The hex SHA-256 of the policy set text a codec 2 record names; undefined for codec 1 (or a blob too short). */
