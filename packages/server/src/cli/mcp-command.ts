@@ -14,6 +14,7 @@ import { AgentSession } from '../mcp/agent-session.ts';
 import { buildMcpServer } from '../mcp/agent-server.ts';
 import { AGENT_SERVER_INFO, agentCatalogue } from '../mcp/agent-tools.ts';
 import { startLocalHttp } from '../mcp/local-http.ts';
+import { registerGuardCommand } from './mcp-guard-command.ts';
 
 export const MCP_TOKEN_ENV = 'AAR_MCP_TOKEN';
 
@@ -25,7 +26,7 @@ interface McpFlags extends AgentFlags {
 }
 
 export function registerMcpCommand(program: Command): void {
-  withAgentOptions(
+  const mcp = withAgentOptions(
     program
       .command('mcp')
       .description('the agent’s MCP server: authorize purchases, await approvals, read authority (stdio or --http)'),
@@ -55,6 +56,7 @@ export function registerMcpCommand(program: Command): void {
       process.stderr.write(`aar mcp listening on ${http.url}\n`);
       await untilClosed(() => http.close());
     });
+  registerGuardCommand(mcp);
 }
 
 /** The flags naming the service and the agent, shared by `aar mcp` and `aar mcp guard`. */
@@ -144,7 +146,10 @@ function positiveInt(value: string, name: string): number {
 }
 
 /** Resolves when the process is told to stop (SIGINT, SIGTERM) or the stdio peer goes away. */
-async function untilClosed(close: () => Promise<void>, server?: { onclose?: (() => void) | undefined }): Promise<void> {
+export async function untilClosed(
+  close: () => Promise<void>,
+  server?: { onclose?: (() => void) | undefined },
+): Promise<void> {
   await new Promise<void>((resolve) => {
     const done = () => resolve();
     process.once('SIGINT', done);

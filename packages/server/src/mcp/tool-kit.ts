@@ -122,7 +122,7 @@ export async function runTool(tool: CompiledTool, rawArgs: unknown, ctx: ToolCon
   return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
 }
 
-function failureText(tool: string, error: unknown): string {
+export function failureText(tool: string, error: unknown): string {
   if (error instanceof ToolFailure) return `${tool}: ${error.message}`;
   if (error instanceof AarApiError) {
     const fields = error.errors.map((f) => `${f.path}: ${f.message}`).join('; ');
