@@ -11,12 +11,18 @@ import type { GrantLinkVerifier } from '../services/authorize/grant-link-verifie
 import type { AuthzenEvaluation, AuthzenEvaluationsBody } from '../services/authzen/authzen-model.ts';
 import { evaluateMany, evaluateOne } from '../services/authzen/evaluate.ts';
 import { pdpMetadata } from '../services/authzen/pdp-metadata.ts';
+import { search, type SearchInput, type SearchKind } from '../services/authzen/search.ts';
 import {
   AuthzenEvaluationRequest,
   AuthzenEvaluationResponse,
   AuthzenEvaluationsAnswer,
   AuthzenEvaluationsRequest,
   AuthzenPdpMetadata,
+  AuthzenSearchActionRequest,
+  AuthzenSearchActionResponse,
+  AuthzenSearchEntityResponse,
+  AuthzenSearchResourceRequest,
+  AuthzenSearchSubjectRequest,
 } from './authzen-schemas.ts';
 
 const tags = ['authzen'];
@@ -84,4 +90,65 @@ export async function authzenRoutes(app: FastifyInstance, ctx: AppContext, verif
     handler: async (req) =>
       evaluateMany({ ctx, verifier, request: req, credential: credentialOf(req) }, req.body as AuthzenEvaluationsBody),
   });
+
+  const searches = [
+    {
+      kind: 'subject',
+      body: AuthzenSearchSubjectRequest,
+      response: AuthzenSearchEntityResponse,
+      operationId: 'authzenSearchSubjects',
+      summary: 'AuthZEN: which subjects may take this action on this resource?',
+      what:
+        'Subject search (section 8.4). Purchases: the agents holding an active grant of `context.principal_entity_id` ' +
+        'that covers the action. Generic: the dictionary terms with a `subject` of the searched type that the ' +
+        'active generic packs would permit.',
+    },
+    {
+      kind: 'resource',
+      body: AuthzenSearchResourceRequest,
+      response: AuthzenSearchEntityResponse,
+      operationId: 'authzenSearchResources',
+      summary: 'AuthZEN: on which resources may this subject take this action?',
+      what:
+        'Resource search (section 8.5). Purchases (resource type `instrument`): the card tokens the agent\u2019s ' +
+        'active grants name for the action. Generic: the dictionary terms with a `resource` of the searched type ' +
+        'that the active generic packs would permit.',
+    },
+    {
+      kind: 'action',
+      body: AuthzenSearchActionRequest,
+      response: AuthzenSearchActionResponse,
+      operationId: 'authzenSearchActions',
+      summary: 'AuthZEN: which actions may this subject take on this resource?',
+      what:
+        'Action search (section 8.6). Purchases: the `purchase.<action>` names the agent\u2019s active grants ' +
+        'cover (narrowed by `allowed_actions`, unexpired). Generic: the dictionary terms with an `action` that the ' +
+        'active generic packs would permit.',
+    },
+  ] as const;
+  for (const s of searches) {
+    r.post(`/access/v1/search/${s.kind}`, {
+      config: { roles: EVALUATORS },
+      schema: {
+        tags,
+        summary: s.summary,
+        operationId: s.operationId,
+        description:
+          `${s.what} Advisory and unrecorded: an evaluation still decides. Sorted, paged by \`page.limit\` ` +
+          '(default 50, at most 100) and the opaque `page.token` (the previous answer\u2019s `next_token`, empty on ' +
+          'the last page). A `pep` token bound to a principal searches for that principal only.',
+        body: s.body,
+        response: { 200: s.response },
+      },
+      // the results' shape is the response schema's (search.ts builds exactly those members)
+      handler: async (req) =>
+        (await search(
+          ctx,
+          verifier,
+          credentialOf(req),
+          s.kind as SearchKind,
+          req.body as unknown as SearchInput,
+        )) as never,
+    });
+  }
 }

@@ -9,6 +9,8 @@ import {
   AuthzenEvaluationResponse,
   AuthzenEvaluationsResponse,
   AuthzenPdpMetadata,
+  AuthzenSearchActionResponse,
+  AuthzenSearchEntityResponse,
 } from '../../src/routes/authzen-schemas.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
@@ -216,5 +218,50 @@ describe('AuthZEN purchase evaluations', () => {
     const own = await w.call('POST', '/access/v1/evaluation', evaluation(10), boundPep);
     expect(own.status).toBe(200);
     expect(own.body.context.aar.reason).toBe('payload_signature_missing');
+  });
+
+  it("searches what the agent's grants allow", async () => {
+    const agent = { type: 'agent', id: 'ns:entity:agent:shopper-1' };
+    const alice = { principal_entity_id: 'ns:entity:person:alice' };
+    const actions = await w.call(
+      'POST',
+      '/access/v1/search/action',
+      { subject: agent, resource: { type: 'purchase' }, context: alice },
+      pep,
+    );
+    expectAuthzenShape(actions.body, AuthzenSearchActionResponse);
+    expect(actions.body.results.map((r: { name: string }) => r.name)).toEqual(
+      ['compare', 'dispute_prepare', 'execute', 'prepare', 'refund_request', 'request_approval', 'search'].map(
+        (a) => `purchase.${a}`,
+      ),
+    );
+    const instruments = await w.call(
+      'POST',
+      '/access/v1/search/resource',
+      { subject: agent, action: { name: 'purchase.execute' }, resource: { type: 'instrument' }, context: alice },
+      pep,
+    );
+    expectAuthzenShape(instruments.body, AuthzenSearchEntityResponse);
+    expect(instruments.body.results).toEqual([{ type: 'instrument', id: 'ns:card_token:tok-1' }]);
+    const agents = await w.call(
+      'POST',
+      '/access/v1/search/subject',
+      {
+        subject: { type: 'agent' },
+        action: { name: 'purchase.execute' },
+        resource: { type: 'purchase' },
+        context: alice,
+      },
+      pep,
+    );
+    expect(agents.body.results).toEqual([agent]);
+    const foreign = await w.call(
+      'POST',
+      '/access/v1/search/action',
+      { subject: agent, resource: { type: 'purchase' }, context: { principal_entity_id: 'ns:entity:person:bob' } },
+      boundPep,
+    );
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.errors[0].path).toBe('/context/principal_entity_id');
   });
 });

@@ -8,7 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { verifyDocument, type Jwks } from '@aar/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthzenEvaluationResponse, AuthzenEvaluationsResponse } from '../../src/routes/authzen-schemas.ts';
+import {
+  AuthzenEvaluationResponse,
+  AuthzenEvaluationsResponse,
+  AuthzenSearchActionResponse,
+  AuthzenSearchEntityResponse,
+} from '../../src/routes/authzen-schemas.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 import { expectAuthzenShape, readTodoVectors } from './authzen-support.ts';
@@ -110,5 +115,69 @@ describe.skipIf(vectors === undefined)('AuthZEN Todo interop decisions over HTTP
     });
     const stranger = await ask('nobody', 'can_read_todos');
     expect(stranger.body.decision).toBe(false);
+  });
+
+  it("searches subjects, resources and actions among the directory's terms, paged", async () => {
+    const rick = 'CiRmZDA2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const morty = 'CiRmZDE2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const summer = 'CiRmZDI2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const beth = 'CiRmZDM2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const before = (await rt.ctx.store.db.selectFrom('access_decisions').select('seq').execute()).length;
+    const creators = await w.call(
+      'POST',
+      '/access/v1/search/subject',
+      { subject: { type: 'user' }, action: { name: 'can_create_todo' }, resource: { type: 'todo', id: 't' } },
+      pep,
+    );
+    expect(creators.status).toBe(200);
+    expectAuthzenShape(creators.body, AuthzenSearchEntityResponse);
+    expect(creators.body.results.map((r: { id: string }) => r.id).sort()).toEqual([rick, morty, summer].sort());
+    const actions = await w.call(
+      'POST',
+      '/access/v1/search/action',
+      { subject: { type: 'user', id: beth }, resource: { type: 'todo', id: 't' } },
+      pep,
+    );
+    expectAuthzenShape(actions.body, AuthzenSearchActionResponse);
+    expect(actions.body).toEqual({
+      results: [{ name: 'can_read_todos' }, { name: 'can_read_user' }],
+      page: { next_token: '' },
+    });
+    const users: string[] = [];
+    let token: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const page = await w.call(
+        'POST',
+        '/access/v1/search/resource',
+        {
+          subject: { type: 'user', id: morty },
+          action: { name: 'can_read_user' },
+          resource: { type: 'user' },
+          page: { limit: 2, ...(token ? { token } : {}) },
+        },
+        pep,
+      );
+      expectAuthzenShape(page.body, AuthzenSearchEntityResponse);
+      users.push(...page.body.results.map((r: { id: string }) => r.id));
+      token = page.body.page.next_token;
+      if (!token) break;
+    }
+    expect(users).toHaveLength(5);
+    expect(users).toContain('jerry@the-smiths.com');
+    const bad = await w.call(
+      'POST',
+      '/access/v1/search/resource',
+      {
+        subject: { type: 'user', id: morty },
+        action: { name: 'can_read_user' },
+        resource: { type: 'user' },
+        page: { token: 'zz' },
+      },
+      pep,
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('/page/token');
+    // a search records nothing
+    expect((await rt.ctx.store.db.selectFrom('access_decisions').select('seq').execute()).length).toBe(before);
   });
 });
