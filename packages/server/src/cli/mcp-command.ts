@@ -92,7 +92,7 @@ function openSession(flags: AgentFlags): AgentSession {
     const names = missing.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
     throw new ConfigError(`missing ${names.join(', ')}`);
   }
-  const token = process.env[MCP_TOKEN_ENV];
+  const token = process.env.AAR_MCP_TOKEN;
   if (!token) throw new ConfigError(`${MCP_TOKEN_ENV} must hold the API token (a runtime token) of the service`);
   let key;
   try {

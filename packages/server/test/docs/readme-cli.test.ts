@@ -18,9 +18,12 @@ interface CliCommand {
 function leafCommands(command: Command, prefix: string[] = []): CliCommand[] {
   return command.commands.flatMap((sub) => {
     const path = [...prefix, sub.name()];
-    if (sub.commands.length > 0) return leafCommands(sub, path);
     const flags = sub.options.map((o) => o.long).filter((f): f is string => f !== undefined);
-    return [{ path: path.join(' '), flags }];
+    const own = [{ path: path.join(' '), flags }];
+    // a command with subcommands is a command too when it runs on its own (`aar mcp`, beside `aar mcp guard`)
+    const runnable = (sub as unknown as { _actionHandler?: unknown })._actionHandler != null;
+    if (sub.commands.length > 0) return [...(runnable ? own : []), ...leafCommands(sub, path)];
+    return own;
   });
 }
 
