@@ -15,6 +15,7 @@ import {
   AuthzenSearchEntityResponse,
 } from '../../src/routes/authzen-schemas.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
+import { expectSchemaValid } from '../support/schema-validation.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 import { expectAuthzenShape, readTodoVectors } from './authzen-support.ts';
 
@@ -64,7 +65,10 @@ describe.skipIf(vectors === undefined)('AuthZEN Todo interop decisions over HTTP
       expect(doc.policy_set.packs).toEqual([
         expect.objectContaining({ pack_id: 'ns:rule_pack:todo', mode: 'enforce' }),
       ]);
-      if (i < 3) expect((await verifyDocument(doc, jwks)).valid).toBe(true);
+      if (i < 3) {
+        expect((await verifyDocument(doc, jwks)).valid).toBe(true);
+        expectSchemaValid(doc);
+      }
       if ((res.body.decision === c.expected) === failing.has(`evaluation/${i}`))
         wrong.push(`#${i} ${JSON.stringify(c.request)}`);
     }
