@@ -30,6 +30,7 @@ import { checkMerchants } from './check-merchants.ts';
 import { checkPolicyContent } from './check-policy-content.ts';
 import { checkRevocations } from './check-revocations.ts';
 import { checkRiskStates } from './check-risk-states.ts';
+import { checkPurchaseCounters } from './check-purchase-counters.ts';
 import { checkSpendCounters } from './check-spend-counters.ts';
 import { checkSelfAuditRuns } from './check-self-audit-runs.ts';
 import { FULL_SCOPE, RecordFindings, type RecordScope } from './record-findings.ts';
@@ -53,6 +54,8 @@ export async function verifyRecords(
   await checkRiskStates(db, findings, pageSize);
   // each day's spend per grant: the sum of the reservations that still count (full runs only)
   await checkSpendCounters(db, findings, pageSize);
+  // the purchase counters' buckets: the live purchases of each subject, span and currency (full runs only)
+  await checkPurchaseCounters(db, findings);
   await checkEvidencePacks(db, findings, jwks, pageSize);
   // stored documents (no `seq` mark: every run checks them all, like the packs)
   await checkGrants(db, findings, jwks, pageSize);

@@ -47,7 +47,10 @@ import type { AuthorizeResponse } from './decision-response.ts';
 import { ENGINE_VERSION } from './engine-version.ts';
 import { knownPolicySetText, markedPolicySet } from './policy-set-text.ts';
 import type { SnapshotWithPolicy } from './load-snapshot.ts';
-import { lockPurchaseCounters, readPurchaseCounters } from './purchase-counters.ts';
+import { isLivePurchase } from './counter-buckets.ts';
+import { counterMemoryOf } from './counter-memory.ts';
+import { maintainPurchaseCounters, readMaintainedCounters } from './maintained-counters.ts';
+import { lockPurchaseCounters } from './purchase-counters.ts';
 import type { PayloadVerification } from './verify-payload.ts';
 import {
   lockNonceAndSpend,
@@ -78,6 +81,7 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
 
   const chained = chainedStateCacheOf(ctx);
   const spendMemory = spendMemoryOf(ctx);
+  const counterMemory = counterMemoryOf(ctx);
   // what this decision writes that the chain backs (an approval it creates): known once it commits
   let written: string[] = [];
   const response = await ctx.writer.run(async (trx) => {
@@ -87,11 +91,13 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
 
     // The purchase counters a rule reads: locked FIRST (before any row lock of this transaction, purchase-counters.ts)
     // and read inside this transaction, so a concurrent decision of the principal or agent counts this one or waits.
+    // Read from the maintained buckets, each honoured only as far as the decisions back it (maintained-counters.ts).
     if (input.readsCounters) {
       const parties = { principal_entity_id: request.principal_entity_id, actor_entity_id: request.actor_entity_id };
       await lockPurchaseCounters(trx, postgres, parties);
-      const counters = await readPurchaseCounters(
+      const counters = await readMaintainedCounters(
         trx,
+        counterMemory,
         { ...parties, merchant_id: request.merchant_id, currency: request.amount?.currency },
         now,
       );
@@ -154,6 +160,21 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
       grantIds: result.reservation.grant_ids,
     };
     await reserveSpend(ctx, trx, reservation);
+    // a live purchase moves the counters' buckets in its own transaction, after the spend rows' locks (counter-buckets.ts)
+    if (isLivePurchase(result.decision, request.action)) {
+      await maintainPurchaseCounters(
+        trx,
+        counterMemory,
+        {
+          principal_entity_id: request.principal_entity_id,
+          actor_entity_id: request.actor_entity_id,
+          now: nowIso,
+          currency: request.amount?.currency ?? null,
+          amount_minor: request.amount?.minor ?? null,
+        },
+        1,
+      );
+    }
 
     let approval: AuthorizeResponse['approval'];
     // one rule for what the decision does to approvals, shared with the record checkers (approval-effect.ts)

@@ -11,6 +11,10 @@
  * runs units one after another: a unit sees every decision committed or written before it.
  * Every row of the window counts, whatever its `now` (an instance whose clock runs ahead must not escape the count).
  * The reads use the partial indexes of migration 0018 (allowed executes only).
+ *
+ * Two readers, one definition: authorize reads the maintained buckets (maintained-counters.ts, O(buckets)), which
+ * must equal `readPurchaseCounters` below, the recount (O(purchases in 30 days)): the reference the tests compare
+ * with, and what a backtest reads for a past instant (`before`).
  */
 import type { PurchaseCounters } from '@aar/core';
 import { sql, type Kysely, type Transaction } from 'kysely';

@@ -10,6 +10,10 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { DecisionOutcome } from '../../store/index.ts';
 import { assertOutcomeChained } from '../authorize/chained-outcome.ts';
+import { isLivePurchase } from '../authorize/counter-buckets.ts';
+import { counterMemoryOf } from '../authorize/counter-memory.ts';
+import { maintainPurchaseCounters } from '../authorize/maintained-counters.ts';
+import { lockPurchaseCounters } from '../authorize/purchase-counters.ts';
 import { appendEvent } from '../events/append-event.ts';
 
 export type ReportedOutcome = 'executed' | 'failed' | 'refunded';
@@ -35,10 +39,33 @@ export async function recordOutcome(
 ): Promise<OutcomeResult> {
   const id = parseMintedId('decision', rawId, '/policy_decision_id');
   const postgres = ctx.store.dialect === 'postgres';
+  const counterMemory = counterMemoryOf(ctx);
   return ctx.writer.run(async (trx) => {
+    if (postgres) {
+      // PostgreSQL: the purchase counters' locks first (before the row lock below, as authorize takes them), so a
+      // decision reading the principal's or the agent's counters never sees this outcome half-way (purchase-counters.ts)
+      const parties = await trx
+        .selectFrom('decisions')
+        .select(['actor_entity_id', 'principal_entity_id'])
+        .where('policy_decision_id', '=', id)
+        .executeTakeFirst();
+      if (parties) await lockPurchaseCounters(trx, postgres, parties);
+    }
     let query = trx
       .selectFrom('decisions')
-      .select(['policy_decision_id', 'outcome', 'reservation', 'spend_day', 'actor_entity_id', 'principal_entity_id'])
+      .select([
+        'policy_decision_id',
+        'outcome',
+        'reservation',
+        'spend_day',
+        'actor_entity_id',
+        'principal_entity_id',
+        'decision',
+        'action',
+        'now',
+        'currency',
+        'amount_minor',
+      ])
       .where('policy_decision_id', '=', id);
     if (postgres) query = query.forUpdate();
     const row = await query.executeTakeFirst();
@@ -66,6 +93,8 @@ export async function recordOutcome(
         .where('grant_id', 'in', reservation.grant_ids)
         .where('day', '=', row.spend_day)
         .execute();
+      // the purchase stops counting: out of the counters' buckets, in this transaction (counter-buckets.ts)
+      if (isLivePurchase(row.decision, row.action)) await maintainPurchaseCounters(trx, counterMemory, row, -1);
     }
     const now = ctx.clock.now().toISOString();
     await trx.updateTable('decisions').set({ outcome, updated_at: now }).where('policy_decision_id', '=', id).execute();

@@ -18,6 +18,7 @@ import * as conformanceArtifacts from './0015-conformance-artifacts.ts';
 import * as chainedStateIndexes from './0016-chained-state-indexes.ts';
 import * as policyContent from './0017-policy-content.ts';
 import * as decisionFacts from './0018-decision-facts.ts';
+import * as purchaseCounterBuckets from './0019-purchase-counter-buckets.ts';
 import * as pepRole from './0020-pep-role.ts';
 import * as accessDecisions from './0021-access-decisions.ts';
 import * as policySetTexts from './0022-policy-set-texts.ts';
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0016-chained-state-indexes', chainedStateIndexes],
   ['0017-policy-content', policyContent],
   ['0018-decision-facts', decisionFacts],
+  ['0019-purchase-counter-buckets', purchaseCounterBuckets],
   ['0020-pep-role', pepRole],
   ['0021-access-decisions', accessDecisions],
   ['0022-policy-set-texts', policySetTexts],
