@@ -117,4 +117,12 @@ export const OPERATION_NAMES: Readonly<Record<string, string>> = {
   'POST /v1/listings': 'createListing',
   'GET /v1/listings/search': 'searchListings',
   'GET /v1/listings/{id}': 'getListing',
+
+  // the AuthZEN Authorization API 1.0 door (CONTRACT section 20)
+  'GET /.well-known/authzen-configuration': 'getAuthzenConfiguration',
+  'POST /access/v1/evaluation': 'authzenEvaluate',
+  'POST /access/v1/evaluations': 'authzenEvaluateMany',
+  'POST /access/v1/search/subject': 'authzenSearchSubjects',
+  'POST /access/v1/search/resource': 'authzenSearchResources',
+  'POST /access/v1/search/action': 'authzenSearchActions',
 };

@@ -798,6 +798,44 @@ export class AarClient {
   ): Promise<Response<'getConsistencyProof'>> {
     return this.#call('getConsistencyProof', { query }, options);
   }
+
+  // -- AuthZEN Authorization API 1.0 (CONTRACT section 20) ------------------------------------------------------------
+  /** The PDP metadata (`GET /.well-known/authzen-configuration`): the absolute URL of each AuthZEN endpoint. */
+  getAuthzenConfiguration(options?: CallOptions): Promise<Response<'getAuthzenConfiguration'>> {
+    return this.#call('getAuthzenConfiguration', {}, options);
+  }
+  /**
+   * One AuthZEN evaluation. `decision` is true only for `allow_with_constraints` (purchases) or `permit` (generic);
+   * `context.aar` carries the whole answer (the authorize response, or the signed `ns.access_decision.v1`).
+   */
+  authzenEvaluate(body: Body<'authzenEvaluate'>, options?: CallOptions): Promise<Response<'authzenEvaluate'>> {
+    return this.#call('authzenEvaluate', { body }, options);
+  }
+  /** Many evaluations: request-level defaults, per-item overrides, `options.evaluations_semantic`; at most 100. */
+  authzenEvaluateMany(
+    body: Body<'authzenEvaluateMany'>,
+    options?: CallOptions,
+  ): Promise<Response<'authzenEvaluateMany'>> {
+    return this.#call('authzenEvaluateMany', { body }, options);
+  }
+  authzenSearchSubjects(
+    body: Body<'authzenSearchSubjects'>,
+    options?: CallOptions,
+  ): Promise<Response<'authzenSearchSubjects'>> {
+    return this.#call('authzenSearchSubjects', { body }, options);
+  }
+  authzenSearchResources(
+    body: Body<'authzenSearchResources'>,
+    options?: CallOptions,
+  ): Promise<Response<'authzenSearchResources'>> {
+    return this.#call('authzenSearchResources', { body }, options);
+  }
+  authzenSearchActions(
+    body: Body<'authzenSearchActions'>,
+    options?: CallOptions,
+  ): Promise<Response<'authzenSearchActions'>> {
+    return this.#call('authzenSearchActions', { body }, options);
+  }
 }
 
 /** The list operations that take a `cursor`: the ones `paginate()` walks. */

@@ -1039,7 +1039,7 @@ export interface ListTokensQuery {
 export interface ListTokensResponse {
   items: {
     token_id: string;
-    role: 'admin' | 'runtime' | 'principal' | 'auditor';
+    role: 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
     principal_entity_id: string | null;
     label: string | null;
     /**
@@ -1056,9 +1056,9 @@ export interface ListTokensResponse {
  * request body of POST /v1/tokens: Create an API token (the secret is returned once)
  */
 export interface CreateTokenBody {
-  role: 'admin' | 'runtime' | 'principal' | 'auditor';
+  role: 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
   /**
-   * required for, and only for, the principal role
+   * required for the principal role, optional for the pep role, refused for the others
    */
   principal_entity_id?: string;
   label?: string;
@@ -1073,7 +1073,7 @@ export interface CreateTokenBody {
  */
 export interface CreateTokenResponse {
   token_id: string;
-  role: 'admin' | 'runtime' | 'principal' | 'auditor';
+  role: 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
   principal_entity_id: string | null;
   label: string | null;
   /**
@@ -1104,7 +1104,7 @@ export interface RevokeTokenParams {
  */
 export interface RevokeTokenResponse {
   token_id: string;
-  role: 'admin' | 'runtime' | 'principal' | 'auditor';
+  role: 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
   principal_entity_id: string | null;
   label: string | null;
   /**
@@ -1894,6 +1894,515 @@ export interface RecordOutcomeResponse {
     amount: number;
     currency: string;
   } | null;
+}
+
+/**
+ * AuthZEN section 9
+ */
+export interface GetAuthzenConfigurationResponse {
+  /**
+   * this PDP’s base URL (its first public URL)
+   */
+  policy_decision_point: string;
+  access_evaluation_endpoint: string;
+  access_evaluations_endpoint: string;
+  search_subject_endpoint: string;
+  search_resource_endpoint: string;
+  search_action_endpoint: string;
+}
+
+/**
+ * AuthZEN section 6.1
+ */
+export interface AuthzenEvaluateBody {
+  /**
+   * AuthZEN section 5.1
+   */
+  subject: {
+    /**
+     * `agent` for the purchase mapping
+     */
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.3
+   */
+  action: {
+    /**
+     * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
+     */
+    name: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.2
+   */
+  resource: {
+    /**
+     * `purchase` for the purchase mapping
+     */
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * AuthZEN sections 5.5 and 6.2
+ */
+export interface AuthzenEvaluateResponse {
+  /**
+   * true only for `allow_with_constraints` (purchases) or `permit` (generic)
+   */
+  decision: boolean;
+  /**
+   * `aar`: the authorize response (purchases) or the signed `ns.access_decision.v1` and its refs
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * AuthZEN section 7.1
+ */
+export interface AuthzenEvaluateManyBody {
+  /**
+   * AuthZEN section 5.1
+   */
+  subject?: {
+    /**
+     * `agent` for the purchase mapping
+     */
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.3
+   */
+  action?: {
+    /**
+     * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
+     */
+    name: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.2
+   */
+  resource?: {
+    /**
+     * `purchase` for the purchase mapping
+     */
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+  /**
+   * at most 100 items
+   *
+   * Items: one item: each member present replaces the request-level default
+   */
+  evaluations?: {
+    /**
+     * AuthZEN section 5.1
+     */
+    subject?: {
+      /**
+       * `agent` for the purchase mapping
+       */
+      type: string;
+      id: string;
+      /**
+       * further attributes of the entity (open, as AuthZEN section 5 allows)
+       */
+      properties?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * AuthZEN section 5.3
+     */
+    action?: {
+      /**
+       * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
+       */
+      name: string;
+      /**
+       * further attributes of the entity (open, as AuthZEN section 5 allows)
+       */
+      properties?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * AuthZEN section 5.2
+     */
+    resource?: {
+      /**
+       * `purchase` for the purchase mapping
+       */
+      type: string;
+      id?: string;
+      /**
+       * further attributes of the entity (open, as AuthZEN section 5 allows)
+       */
+      properties?: {
+        [k: string]: unknown;
+      };
+    };
+    /**
+     * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+     */
+    context?: {
+      [k: string]: unknown;
+    };
+  }[];
+  /**
+   * AuthZEN section 7.1.2
+   */
+  options?: {
+    /**
+     * AuthZEN section 7.1.2; default `execute_all`
+     */
+    evaluations_semantic?: 'execute_all' | 'deny_on_first_deny' | 'permit_on_first_permit';
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * response (200) of POST /access/v1/evaluations: AuthZEN: many evaluations in one request
+ */
+export type AuthzenEvaluateManyResponse =
+  | {
+      /**
+       * in request order; with `deny_on_first_deny` / `permit_on_first_permit` it ends at the first deny / permit
+       *
+       * Items: AuthZEN sections 5.5 and 6.2
+       */
+      evaluations: {
+        /**
+         * true only for `allow_with_constraints` (purchases) or `permit` (generic)
+         */
+        decision: boolean;
+        /**
+         * `aar`: the authorize response (purchases) or the signed `ns.access_decision.v1` and its refs
+         */
+        context?: {
+          [k: string]: unknown;
+        };
+      }[];
+    }
+  | {
+      /**
+       * true only for `allow_with_constraints` (purchases) or `permit` (generic)
+       */
+      decision: boolean;
+      /**
+       * `aar`: the authorize response (purchases) or the signed `ns.access_decision.v1` and its refs
+       */
+      context?: {
+        [k: string]: unknown;
+      };
+    };
+
+/**
+ * AuthZEN section 8.4
+ */
+export interface AuthzenSearchSubjectsBody {
+  /**
+   * the type searched for; `id` is ignored
+   */
+  subject: {
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.3
+   */
+  action: {
+    /**
+     * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
+     */
+    name: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.2
+   */
+  resource: {
+    /**
+     * `purchase` for the purchase mapping
+     */
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+  /**
+   * AuthZEN section 8.2
+   */
+  page?: {
+    /**
+     * the `next_token` of the previous page
+     */
+    token?: string;
+    /**
+     * default 50
+     */
+    limit?: number;
+  };
+}
+
+/**
+ * AuthZEN section 8.3
+ */
+export interface AuthzenSearchSubjectsResponse {
+  results: {
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  }[];
+  page: {
+    /**
+     * empty on the last page
+     */
+    next_token: string;
+  };
+}
+
+/**
+ * AuthZEN section 8.5
+ */
+export interface AuthzenSearchResourcesBody {
+  /**
+   * AuthZEN section 5.1
+   */
+  subject: {
+    /**
+     * `agent` for the purchase mapping
+     */
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.3
+   */
+  action: {
+    /**
+     * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
+     */
+    name: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * the type searched for; `id` is ignored
+   */
+  resource: {
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+  /**
+   * AuthZEN section 8.2
+   */
+  page?: {
+    /**
+     * the `next_token` of the previous page
+     */
+    token?: string;
+    /**
+     * default 50
+     */
+    limit?: number;
+  };
+}
+
+/**
+ * AuthZEN section 8.3
+ */
+export interface AuthzenSearchResourcesResponse {
+  results: {
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  }[];
+  page: {
+    /**
+     * empty on the last page
+     */
+    next_token: string;
+  };
+}
+
+/**
+ * AuthZEN section 8.6
+ */
+export interface AuthzenSearchActionsBody {
+  /**
+   * AuthZEN section 5.1
+   */
+  subject: {
+    /**
+     * `agent` for the purchase mapping
+     */
+    type: string;
+    id: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.2
+   */
+  resource: {
+    /**
+     * `purchase` for the purchase mapping
+     */
+    type: string;
+    id?: string;
+    /**
+     * further attributes of the entity (open, as AuthZEN section 5 allows)
+     */
+    properties?: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * AuthZEN section 5.4. Purchase mapping: `principal_entity_id`, `policy_decision_id?`, `agent_request?` (`{ method, target_uri, headers, body? }`, the agent’s RFC 9421-signed request as the PEP received it)
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+  /**
+   * AuthZEN section 8.2
+   */
+  page?: {
+    /**
+     * the `next_token` of the previous page
+     */
+    token?: string;
+    /**
+     * default 50
+     */
+    limit?: number;
+  };
+}
+
+/**
+ * AuthZEN section 8.3
+ */
+export interface AuthzenSearchActionsResponse {
+  results: {
+    name: string;
+  }[];
+  page: {
+    /**
+     * empty on the last page
+     */
+    next_token: string;
+  };
 }
 
 /**
@@ -3208,7 +3717,7 @@ export interface GetDecisionStatsResponse {
  */
 export interface GetOwnTokenResponse {
   token_id: string;
-  role: 'admin' | 'runtime' | 'principal' | 'auditor';
+  role: 'admin' | 'runtime' | 'principal' | 'auditor' | 'pep';
   /**
    * set for the `principal` role only
    */
@@ -5578,6 +6087,60 @@ export interface Operations {
     query: never;
     body: RecordOutcomeBody;
     response: RecordOutcomeResponse;
+  };
+  /** GET /.well-known/authzen-configuration: AuthZEN PDP metadata: where the evaluation and search endpoints are */
+  getAuthzenConfiguration: {
+    method: 'GET';
+    path: '/.well-known/authzen-configuration';
+    params: never;
+    query: never;
+    body: never;
+    response: GetAuthzenConfigurationResponse;
+  };
+  /** POST /access/v1/evaluation: AuthZEN: may this subject take this action on this resource? */
+  authzenEvaluate: {
+    method: 'POST';
+    path: '/access/v1/evaluation';
+    params: never;
+    query: never;
+    body: AuthzenEvaluateBody;
+    response: AuthzenEvaluateResponse;
+  };
+  /** POST /access/v1/evaluations: AuthZEN: many evaluations in one request */
+  authzenEvaluateMany: {
+    method: 'POST';
+    path: '/access/v1/evaluations';
+    params: never;
+    query: never;
+    body: AuthzenEvaluateManyBody;
+    response: AuthzenEvaluateManyResponse;
+  };
+  /** POST /access/v1/search/subject: AuthZEN: which subjects may take this action on this resource? */
+  authzenSearchSubjects: {
+    method: 'POST';
+    path: '/access/v1/search/subject';
+    params: never;
+    query: never;
+    body: AuthzenSearchSubjectsBody;
+    response: AuthzenSearchSubjectsResponse;
+  };
+  /** POST /access/v1/search/resource: AuthZEN: on which resources may this subject take this action? */
+  authzenSearchResources: {
+    method: 'POST';
+    path: '/access/v1/search/resource';
+    params: never;
+    query: never;
+    body: AuthzenSearchResourcesBody;
+    response: AuthzenSearchResourcesResponse;
+  };
+  /** POST /access/v1/search/action: AuthZEN: which actions may this subject take on this resource? */
+  authzenSearchActions: {
+    method: 'POST';
+    path: '/access/v1/search/action';
+    params: never;
+    query: never;
+    body: AuthzenSearchActionsBody;
+    response: AuthzenSearchActionsResponse;
   };
   /** POST /v1/audit/append: Append a record (by digest) to the audit chain */
   appendAuditEntry: {

@@ -4,6 +4,7 @@
  * is verified against AAR_PEP_URLS (and only there), a replay is denied, `require_approval` answers false with the
  * approval, and malformed or foreign input is refused whole with nothing recorded.
  */
+import { AarClient } from '@aar/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthzenEvaluationResponse,
@@ -263,5 +264,34 @@ describe('AuthZEN purchase evaluations', () => {
     );
     expect(foreign.status).toBe(403);
     expect(foreign.body.errors[0].path).toBe('/context/principal_entity_id');
+  });
+
+  it('the TypeScript SDK has a method for each AuthZEN operation', async () => {
+    const client = new AarClient({ baseUrl: base, token: pep });
+    const config = await client.getAuthzenConfiguration();
+    expect(config.access_evaluations_endpoint).toMatch(/\/access\/v1\/evaluations$/);
+    const one = await client.authzenEvaluate(evaluation(5) as never);
+    expect(one.decision).toBe(false);
+    const many = await client.authzenEvaluateMany({ evaluations: [evaluation(5), evaluation(6)] } as never);
+    expect('evaluations' in many && many.evaluations).toHaveLength(2);
+    const subject = { type: 'agent', id: 'ns:entity:agent:shopper-1' };
+    const context = { principal_entity_id: 'ns:entity:person:alice' };
+    expect(
+      (await client.authzenSearchActions({ subject, resource: { type: 'purchase' }, context })).results,
+    ).toHaveLength(7);
+    const resources = await client.authzenSearchResources({
+      subject,
+      action: { name: 'purchase.execute' },
+      resource: { type: 'instrument' },
+      context,
+    });
+    expect(resources.results).toEqual([{ type: 'instrument', id: 'ns:card_token:tok-1' }]);
+    const subjects = await client.authzenSearchSubjects({
+      subject: { type: 'agent' },
+      action: { name: 'purchase.execute' },
+      resource: { type: 'purchase' },
+      context,
+    });
+    expect(subjects.results).toEqual([subject]);
   });
 });
