@@ -63,7 +63,7 @@ export function buildMcpServer(info: McpServerInfo, catalogue: ToolCatalogue): S
     }
     const progressToken = request.params._meta?.progressToken;
     const authorization = extra.requestInfo?.headers.authorization;
-    return runTool(tool, request.params.arguments, {
+    const result = await runTool(tool, request.params.arguments, {
       signal: extra.signal,
       authorization: Array.isArray(authorization) ? authorization[0] : authorization,
       progress: async (progress, total, message) => {
@@ -74,6 +74,27 @@ export function buildMcpServer(info: McpServerInfo, catalogue: ToolCatalogue): S
         });
       },
     });
+    await logDecision(server, result.structuredContent, extra.sessionId);
+    return result;
   });
   return server;
+}
+
+/**
+ * A decision, as an MCP log message (`notifications/message`, at the level the client set with `logging/setLevel`):
+ * info for an allow, warning for anything else. Ids, decision and reason only.
+ */
+async function logDecision(server: Server, structured: Record<string, unknown> | undefined, sessionId?: string) {
+  const decision = (structured?.final_decision ?? structured) as Record<string, unknown> | undefined;
+  if (typeof decision?.decision !== 'string' || typeof decision.policy_decision_id !== 'string') return;
+  await server
+    .sendLoggingMessage(
+      {
+        level: decision.decision === 'allow_with_constraints' ? 'info' : 'warning',
+        logger: 'aar',
+        data: { policy_decision_id: decision.policy_decision_id, decision: decision.decision, reason: decision.reason },
+      },
+      sessionId,
+    )
+    .catch(() => undefined);
 }

@@ -3,7 +3,8 @@
  * session, created by an `initialize` POST without `Mcp-Session-Id` and found again by that header. A request
  * naming an unknown (or ended) session is answered 404, as the transport specification asks, so the client starts
  * a new one. A session is bound to the credential that opened it (`owner`): another caller presenting the same
- * session id is answered as if the session did not exist. Bounded: past `maxSessions` the oldest is closed.
+ * session id is answered as if the session did not exist. Bounded: past `maxPerOwner` sessions of one credential
+ * its oldest is closed (one caller cannot push out the others'), past `maxSessions` in all the oldest of any.
  * Bodies are read here (size-limited) and parsed once; malformed JSON is a JSON-RPC parse error (-32700).
  */
 import { randomUUID } from 'node:crypto';
@@ -23,7 +24,10 @@ interface Session {
 export interface SessionHostOptions {
   /** a new MCP server for a new session; `owner` is the credential that opens it */
   newServer(owner: string): Server;
+  /** default 256 */
   maxSessions?: number;
+  /** default 16 */
+  maxPerOwner?: number;
 }
 
 export class StreamableSessions {
@@ -69,7 +73,10 @@ export class StreamableSessions {
   }
 
   async #open(owner: string, req: IncomingMessage, res: ServerResponse, parsed: unknown): Promise<void> {
-    const max = this.#options.maxSessions ?? 64;
+    const perOwner = this.#options.maxPerOwner ?? 16;
+    const own = [...this.#sessions].filter(([, s]) => s.owner === owner).map(([id]) => id);
+    for (const id of own.slice(0, Math.max(0, own.length - perOwner + 1))) await this.#close(id);
+    const max = this.#options.maxSessions ?? 256;
     while (this.#sessions.size >= max) {
       const [oldest] = this.#sessions.keys();
       await this.#close(oldest!);

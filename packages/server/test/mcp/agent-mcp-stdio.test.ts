@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpWorld, type McpWorld } from './mcp-world.ts';
 
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -19,9 +19,11 @@ type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint
 describe('aar mcp over stdio', () => {
   let w: McpWorld;
   let client: Client;
+  const logged: unknown[] = [];
   beforeAll(async () => {
     w = await startMcpWorld();
     client = new Client({ name: 'test-agent-host', version: '1.0.0' });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: w.argv, env: w.env, stderr: 'inherit' }),
     );
@@ -61,6 +63,7 @@ describe('aar mcp over stdio', () => {
   });
 
   it('authorizes a purchase signed as the agent, recorded by the service, and verifies its evidence', async () => {
+    await client.setLoggingLevel('info');
     const res = await call('authorize_purchase', { merchant_id: 'grocer-1', amount: 20, currency: 'EUR' });
     expect(res.isError).toBeFalsy();
     const d = res.structuredContent!;
@@ -77,6 +80,13 @@ describe('aar mcp over stdio', () => {
     expect(recorded.body.decision).toBe('allow_with_constraints');
     expect(recorded.body.request.actor_entity_id).toBe('ns:entity:agent:shopper-1');
     expect(recorded.body.snapshot.payload.signature_valid).toBe(true);
+    await expect
+      .poll(() => logged)
+      .toContainEqual({
+        level: 'info',
+        logger: 'aar',
+        data: { policy_decision_id: d.policy_decision_id, decision: 'allow_with_constraints', reason: d.reason },
+      });
 
     const authority = (await call('my_authority')).structuredContent!;
     expect(authority.has_authority).toBe(true);
