@@ -3,7 +3,7 @@
  * same strict settings (no coercion, no silent removal of unknown fields, body limit) and the same gateway, so the
  * two can never drift apart on input handling or authentication.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { AarError } from '@aar/core';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../app-context.ts';
@@ -15,7 +15,16 @@ import './fastify-types.ts';
 export interface BuildAppOptions {
   /** pino logger options, or false to silence (tests) */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Fastify's `schemaController.compilersFactory.buildSerializer` (default: Fastify's own). Tests that build many apps
+   * in one process pass one that shares the compiled response serializers (test/support/shared-serializers.ts).
+   */
+  buildSerializer?: BuildSerializer;
 }
+
+type BuildSerializer = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']
+>;
 
 export async function createFastify(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -24,6 +33,9 @@ export async function createFastify(ctx: AppContext, options: BuildAppOptions = 
     // 10,000-deep JSON and similar abuse is refused by the strict parser; keep Fastify's own defaults strict too.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     return503OnClosing: true,
+    ...(options.buildSerializer
+      ? { schemaController: { compilersFactory: { buildSerializer: options.buildSerializer } } }
+      : {}),
     forceCloseConnections: true,
     // above every id a route accepts (IdParams: 256): Fastify's default of 100 answered a 160-character listing id 414
     routerOptions: { maxParamLength: 512 },

@@ -11,6 +11,7 @@ import { openRuntime } from '../../src/runtime.ts';
 import type { Dialect } from '../../src/store/index.ts';
 import { copyMigratedTemplate } from './migrated-sqlite-template.ts';
 import { freshPgSchema } from './pg-schema.ts';
+import { sharedSerializers } from './shared-serializers.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -48,7 +49,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
     throw error;
   }
   try {
-    app = await buildApp(ctx);
+    app = await buildApp(ctx, { buildSerializer: sharedSerializers });
     await ensureBootstrapToken(ctx);
     if (options.config?.publicUrls === undefined) servePublicUrlAtListenAddress(app, ctx);
   } catch (error) {
