@@ -19,6 +19,7 @@ import type { CountedPurchase } from '../../src/services/authorize/counter-bucke
 import { CounterMemory } from '../../src/services/authorize/counter-memory.ts';
 import { maintainPurchaseCounters, readMaintainedCounters } from '../../src/services/authorize/maintained-counters.ts';
 import { readPurchaseCounters, type CounterParties } from '../../src/services/authorize/purchase-counters.ts';
+import { fillPurchaseCounterBuckets } from '../../src/store/migrations/0019-purchase-counter-buckets.ts';
 import { testDialects } from '../support/dialects.ts';
 import { inOneYear } from '../support/fixtures.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
@@ -191,6 +192,20 @@ describe.each(dialects)('maintained purchase counters on %s', (dialect) => {
     expect(reads).toBe(270);
     // the comparison is not vacuous: most reads see purchases
     expect(nonZero).toBeGreaterThan(reads / 3);
+
+    // the migration's fill, from the decisions alone, gives the buckets the purchases and outcomes maintained
+    const db = rt.ctx.store.db;
+    const buckets = async () =>
+      (
+        await sql<Record<string, unknown>>`select subject_kind, subject_id, span, bucket_start, currency,
+          purchases, spend_minor from purchase_counter_buckets where purchases <> 0 or spend_minor <> 0
+          order by subject_kind, subject_id, span, bucket_start, currency`.execute(db)
+      ).rows.map((r) => ({ ...r, purchases: Number(r.purchases), spend_minor: Number(r.spend_minor) }));
+    const maintainedRows = await buckets();
+    expect(maintainedRows.length).toBeGreaterThan(100);
+    await sql`delete from purchase_counter_buckets`.execute(db);
+    await fillPurchaseCounterBuckets(db as never);
+    expect(await buckets()).toEqual(maintainedRows);
   }, 120_000);
 
   it('refuses a lowered or deleted bucket, with a warm memory and a cold one', async () => {

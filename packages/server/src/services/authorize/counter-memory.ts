@@ -29,7 +29,7 @@ export class SubjectBuckets {
 }
 
 export class CounterMemory {
-  static readonly LIMIT = 200_000;
+  static readonly LIMIT = 100_000;
   readonly #subjects = new Map<string, SubjectBuckets>();
   #size = 0;
 

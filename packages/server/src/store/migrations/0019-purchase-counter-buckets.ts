@@ -31,7 +31,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       'currency',
     ])
     .execute();
+  await fillPurchaseCounterBuckets(db);
+}
 
+/** Every live purchase already stored, into its six buckets: one grouped insert per subject kind and span. */
+export async function fillPurchaseCounterBuckets(db: Kysely<unknown>): Promise<void> {
   const live = sql`decision = 'allow_with_constraints' and action = 'execute' and outcome not in ('failed', 'refunded')`;
   // the bucket's start: `now` cut to the minute, hour or day (counter-buckets.ts bucketStart)
   const starts = [
@@ -46,7 +50,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     for (const [span, start] of starts) {
       await sql`insert into purchase_counter_buckets
           (subject_kind, subject_id, span, bucket_start, currency, purchases, spend_minor)
-        select ${kind}, ${sql.ref(column)}, ${span}, ${start}, coalesce(currency, ''), count(*),
+        select cast(${kind} as text), ${sql.ref(column)}, cast(${span} as text), ${start}, coalesce(currency, ''), count(*),
           sum(coalesce(amount_minor, 0))
         from decisions where ${live}
         group by ${sql.ref(column)}, ${start}, coalesce(currency, '')`.execute(db);
