@@ -48,7 +48,7 @@ export function registerMcpCommand(program: Command): void {
         return;
       }
       const http = await startLocalHttp({
-        port: port(flags.http),
+        port: httpPort(flags.http),
         newServer,
         allowOrigins: flags.allowOrigin ?? [],
         authorizationServers: flags.authorizationServer ?? [],
@@ -133,9 +133,9 @@ async function checkToken(session: AgentSession): Promise<void> {
   }
 }
 
-function port(value: string): number {
+export function httpPort(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError('--http must be a port number (0-65535)');
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`\`${value}\` is not a port number (0-65535)`);
   return n;
 }
 

@@ -10,12 +10,22 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError } from '../config.ts';
 import { GuardMappingError, loadGuardMapping } from '../mcp/guard/guard-mapping.ts';
-import { buildGuardServer } from '../mcp/guard/guard-server.ts';
+import { buildGuardServer, type PendingApprovals } from '../mcp/guard/guard-server.ts';
+import { startLocalHttp } from '../mcp/local-http.ts';
 import { SERVER_VERSION } from '../http/server-version.ts';
-import { MCP_TOKEN_ENV, openAgentSession, untilClosed, withAgentOptions, type AgentFlags } from './mcp-command.ts';
+import {
+  MCP_TOKEN_ENV,
+  httpPort,
+  openAgentSession,
+  untilClosed,
+  withAgentOptions,
+  type AgentFlags,
+} from './mcp-command.ts';
 
 interface GuardFlags extends AgentFlags {
   mapping: string;
+  guardHttp?: string;
+  allowOrigin?: string[];
 }
 
 export function registerGuardCommand(mcp: Command): void {
@@ -28,6 +38,8 @@ export function registerGuardCommand(mcp: Command): void {
       '--mapping <file>',
       'JSON: for each tool, its capability and where merchant, amount, currency come from',
     )
+    .option('--guard-http <port>', 'serve the guard as Streamable HTTP at /mcp on 127.0.0.1:<port> instead of stdio')
+    .option('--allow-origin <origin...>', 'with --guard-http: browser origins allowed besides the loopback ones')
     .argument('<command...>', 'the guarded MCP server, after `--`')
     .action(async (command: string[], _own: GuardFlags, self: Command) => {
       // the parent `aar mcp` declares the same agent flags and, by commander's default, reads them wherever they
@@ -50,7 +62,21 @@ export function registerGuardCommand(mcp: Command): void {
       await downstream.connect(
         new StdioClientTransport({ command: command[0]!, args: command.slice(1), env, stderr: 'inherit' }),
       );
-      const server = buildGuardServer(session, mapping, downstream);
+      const pending: PendingApprovals = new Map();
+      if (flags.guardHttp !== undefined) {
+        const http = await startLocalHttp({
+          port: httpPort(flags.guardHttp),
+          newServer: () => buildGuardServer(session, mapping, downstream, pending),
+          allowOrigins: flags.allowOrigin ?? [],
+        });
+        process.stderr.write(`aar mcp guard listening on ${http.url}\n`);
+        await untilClosed(async () => {
+          await http.close();
+          await downstream.close();
+        });
+        return;
+      }
+      const server = buildGuardServer(session, mapping, downstream, pending);
       await server.connect(new StdioServerTransport());
       await untilClosed(async () => {
         await server.close();

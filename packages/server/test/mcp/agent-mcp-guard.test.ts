@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { spawnMcpHttp } from './mcp-http-process.ts';
 import { startMcpWorld, type McpWorld } from './mcp-world.ts';
 
 type Result = {
@@ -110,6 +112,34 @@ describe('aar mcp guard', () => {
     expect(done.isError).toBeFalsy();
     expect(done._meta!['aar/decision'].reason).toBe('approved_by_principal');
     expect(reached()).toHaveLength(3);
+  });
+
+  it('serves the same guard over Streamable HTTP on 127.0.0.1 with --guard-http', async () => {
+    const guard = await spawnMcpHttp([...guardArgv(MAPPING), '--guard-http', '0', '--', process.execPath, FIXTURE], {
+      ...w.env,
+      PAY_LOG: log,
+    });
+    const http = new Client({ name: 'guarded-http-host', version: '1.0.0' });
+    try {
+      expect(new URL(guard.url).hostname).toBe('127.0.0.1');
+      await http.connect(new StreamableHTTPClientTransport(new URL(guard.url)));
+      const before = reached().length;
+      const denied = (await http.callTool({
+        name: 'pay',
+        arguments: { merchant: 'shop-us', amount: 3, currency: 'EUR' },
+      })) as Result;
+      expect(denied._meta!['aar/decision'].reason).toBe('jurisdiction_not_allowed');
+      const browse = (await http.callTool({ name: 'browse', arguments: { shop: 'grocer-1' } })) as Result;
+      expect(browse.content[0]!.text).toBe('browse done; token seen: false');
+      expect(
+        reached()
+          .slice(before)
+          .map((l) => JSON.parse(l).tool),
+      ).toEqual(['browse']);
+    } finally {
+      await http.close();
+      await guard.stop();
+    }
   });
 
   it('refuses at start a mapping that names an unknown capability', () => {

@@ -54,7 +54,7 @@ let w: McpWorld;
 let mcp: McpHttpProcess;
 beforeAll(async () => {
   w = await startMcpWorld({ AAR_MCP_AUTHORIZATION_SERVERS: 'https://auth.bank.example' });
-  mcp = await spawnMcpHttp([...w.argv, '--authorization-server', 'https://auth.bank.example'], w.env);
+  mcp = await spawnMcpHttp([...w.argv, '--http', '0', '--authorization-server', 'https://auth.bank.example'], w.env);
 }, 60_000);
 afterAll(async () => {
   await mcp?.stop();

@@ -1,6 +1,6 @@
 /**
- * `aar mcp --http 0` as a real process: waits for its "listening on <url>" line and gives the URL of its /mcp
- * endpoint. Used by the HTTP end-to-end test and by the conformance suite's run.
+ * `aar mcp --http 0` (or `aar mcp guard --guard-http 0`) as a real process: `argv` carries the port flag; waits for
+ * its "listening on <url>" line and gives the URL of its /mcp endpoint.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -12,7 +12,7 @@ export interface McpHttpProcess {
 }
 
 export async function spawnMcpHttp(argv: string[], env: Record<string, string>): Promise<McpHttpProcess> {
-  const child = spawn(process.execPath, [...argv, '--http', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`aar mcp --http did not start in 30 s: ${out}`)), 30_000);

@@ -30,7 +30,15 @@ export class GuardError extends Error {
   override readonly name = 'GuardError';
 }
 
-export function buildGuardServer(session: AgentSession, mapping: GuardMapping, downstream: Client): Server {
+/** The decisions waiting for approval, by tool and canonical arguments: one per guard process, shared by sessions. */
+export type PendingApprovals = Map<string, string>;
+
+export function buildGuardServer(
+  session: AgentSession,
+  mapping: GuardMapping,
+  downstream: Client,
+  pending: PendingApprovals = new Map(),
+): Server {
   const server = new Server(
     { name: 'aar-mcp-guard', title: 'Agent Authority Runtime guard', version: SERVER_VERSION },
     {
@@ -40,9 +48,6 @@ export function buildGuardServer(session: AgentSession, mapping: GuardMapping, d
         'require_approval runs once the person approves: make the same call again then. A deny is final.',
     },
   );
-  /** the decision waiting for approval, by tool and canonical arguments */
-  const pending = new Map<string, string>();
-
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { tools } = await downstream.listTools();
     return { tools: tools.filter((t: Tool) => Object.hasOwn(mapping.tools, t.name)) };
