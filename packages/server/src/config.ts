@@ -66,8 +66,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     signatureWindowSeconds: overrides.signatureWindowSeconds ?? intFrom(env, 'AAR_SIGNATURE_WINDOW', 300, 1, 3600),
     approvalTtlSeconds: overrides.approvalTtlSeconds ?? intFrom(env, 'AAR_APPROVAL_TTL', 900, 10, 7 * 24 * 3600),
     publicUrls: [],
-    pepUrls:
-      overrides.pepUrls ?? (isUnset(env.AAR_PEP_URLS) ? [] : baseUrlsFrom(env.AAR_PEP_URLS ?? '', 'AAR_PEP_URLS')),
+    pepUrls: overrides.pepUrls ?? pepUrlsFrom(env.AAR_PEP_URLS),
     checkpointIntervalSeconds:
       overrides.checkpointIntervalSeconds ?? intFrom(env, 'AAR_CHECKPOINT_INTERVAL', 10, 1, 3600),
     startUnverified: overrides.startUnverified ?? boolFrom(env, 'AAR_START_UNVERIFIED', false),
@@ -132,6 +131,11 @@ function withLoopbackNames(defaults: string[], listenHost: string): string[] {
 /** Each entry must be an absolute http(s) URL with no query or fragment; a trailing slash is dropped. */
 function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
   return baseUrlsFrom(raw === undefined || raw.trim() === '' ? issuerUrl : raw, 'AAR_PUBLIC_URL');
+}
+
+/** AAR_PEP_URLS: none when unset (a forwarded agent request then verifies against nothing) */
+function pepUrlsFrom(raw: string | undefined): string[] {
+  return raw === undefined || isUnset(raw) ? [] : baseUrlsFrom(raw, 'AAR_PEP_URLS');
 }
 
 function baseUrlsFrom(raw: string, name: string): string[] {

@@ -95,7 +95,7 @@ describe('AuthZEN purchase evaluations', () => {
     const replay = await w.call('POST', '/access/v1/evaluation', evaluation(12, { agent_request: forwarded }), pep);
     expect(replay.body.decision).toBe(false);
     expect(replay.body.context.aar.decision).toBe('deny');
-    expect(replay.body.context.aar.reason).toMatch(/^payload_/);
+    expect(replay.body.context.aar.reason).toBe('payload_replayed');
   });
 
   it('denies without the agent signature, and for a signature made for another gateway', async () => {
