@@ -21,7 +21,8 @@ function leafCommands(command: Command, prefix: string[] = []): CliCommand[] {
     const flags = sub.options.map((o) => o.long).filter((f): f is string => f !== undefined);
     const own = [{ path: path.join(' '), flags }];
     // a command with subcommands is a command too when it runs on its own (`aar mcp`, beside `aar mcp guard`)
-    const runnable = (sub as unknown as { _actionHandler?: unknown })._actionHandler != null;
+    const handler = (sub as unknown as { _actionHandler?: unknown })._actionHandler;
+    const runnable = handler !== undefined && handler !== null;
     if (sub.commands.length > 0) return [...(runnable ? own : []), ...leafCommands(sub, path)];
     return own;
   });
