@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { auditChain } from './audit-chain.ts';
+import { authzenBench } from './authzen.ts';
 import { authorizeHttp } from './authorize-http.ts';
 import { cliStartup } from './cli-startup.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
@@ -29,6 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   cliStartup,
   webhookDelivery,
   rulePacks,
+  authzenBench,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));

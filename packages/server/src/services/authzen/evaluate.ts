@@ -9,8 +9,10 @@
  *   the whole request (400/403 naming `/evaluations/<i>/…`) and nothing is recorded, allowed or not.
  * - A `pep` token bound to a principal evaluates for that principal only; an unbound `pep` and `runtime` for any.
  * - A batch reads the grant version once (with the credential, like authorize) and the generic policy set once per
- *   principal; purchase items are decided in order, one transaction each (each one's limits see the one before);
- *   generic items are signed and recorded together in one transaction.
+ *   principal. With `execute_all` the items are decided concurrently, as concurrent calls would be (their writes
+ *   share the store's group commit; each decision's limits see every decision committed before it); a short-circuit
+ *   semantic decides them in order, one at a time. Generic items are signed and recorded together in one
+ *   transaction. Nothing is answered before everything decided is recorded.
  * - `decision` is true only for `allow_with_constraints` or `permit`.
  */
 import { AarError, fieldError, parseEntityId } from '@aar/core';
@@ -142,10 +144,8 @@ async function run(
   const known = takeGrantVersion(request);
   const version = known === undefined ? await verifier.grants.currentVersion() : verifier.grants.atVersion(known);
   const policies = new GenericPolicies(ctx, version);
-  const answers: Array<AuthzenDecision | { pending: UnsignedAccessDecision }> = [];
   const pending: UnsignedAccessDecision[] = [];
-  for (const p of plans) {
-    let decision: boolean;
+  const decideOne = async (p: Plan): Promise<AuthzenDecision | { pending: UnsignedAccessDecision }> => {
     if (p.kind === 'purchase') {
       const aar = await inAuthzenTerms(p.at, () =>
         authorize(ctx, verifier, request, p.body, {
@@ -153,16 +153,28 @@ async function run(
           verifyAgentSignature: agentRequestVerifier(ctx, p.agentRequest),
         }),
       );
-      decision = aar.decision === 'allow_with_constraints';
-      answers.push(purchaseAnswer(aar));
-    } else {
-      const unsigned = decideAccess(ctx, p.ev, await policies.of(p.principal), ctx.clock.now().toISOString());
-      decision = unsigned.decision === 'permit';
-      pending.push(unsigned);
-      answers.push({ pending: unsigned });
+      return purchaseAnswer(aar);
     }
-    if (semantic === 'deny_on_first_deny' && !decision) break;
-    if (semantic === 'permit_on_first_permit' && decision) break;
+    const unsigned = decideAccess(ctx, p.ev, await policies.of(p.principal), ctx.clock.now().toISOString());
+    pending.push(unsigned);
+    return { pending: unsigned };
+  };
+  const allowed = (a: AuthzenDecision | { pending: UnsignedAccessDecision }) =>
+    'pending' in a ? a.pending.decision === 'permit' : a.decision;
+  let answers: Array<AuthzenDecision | { pending: UnsignedAccessDecision }>;
+  if (semantic === 'execute_all') {
+    // every item is decided: all at once, as concurrent calls would be; their writes share the store's group commit
+    // (one transaction and one sync for many decisions, store/write-queue.ts), each seeing the ones committed before
+    answers = await Promise.all(plans.map(decideOne));
+  } else {
+    // a short-circuit needs each answer before the next item: in order, one at a time
+    answers = [];
+    for (const p of plans) {
+      const answer = await decideOne(p);
+      answers.push(answer);
+      if (semantic === 'deny_on_first_deny' && !allowed(answer)) break;
+      if (semantic === 'permit_on_first_permit' && allowed(answer)) break;
+    }
   }
   const recorded = new Map<string, SignedAccessDecision>();
   for (const doc of await recordAccessDecisions(ctx, pending)) recorded.set(doc.access_decision_id, doc);
