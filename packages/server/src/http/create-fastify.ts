@@ -19,12 +19,12 @@ export interface BuildAppOptions {
    * Fastify's `schemaController.compilersFactory.buildSerializer` (default: Fastify's own). Tests that build many apps
    * in one process pass one that shares the compiled response serializers (test/support/shared-serializers.ts).
    */
-  buildSerializer?: BuildSerializer;
+  buildSerializer?: CompilersFactory['buildSerializer'];
+  /** likewise `buildValidator` (test/support/shared-validators.ts) */
+  buildValidator?: CompilersFactory['buildValidator'];
 }
 
-type BuildSerializer = NonNullable<
-  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']
->;
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
 export async function createFastify(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -33,8 +33,15 @@ export async function createFastify(ctx: AppContext, options: BuildAppOptions = 
     // 10,000-deep JSON and similar abuse is refused by the strict parser; keep Fastify's own defaults strict too.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     return503OnClosing: true,
-    ...(options.buildSerializer
-      ? { schemaController: { compilersFactory: { buildSerializer: options.buildSerializer } } }
+    ...(options.buildSerializer || options.buildValidator
+      ? {
+          schemaController: {
+            compilersFactory: {
+              ...(options.buildSerializer ? { buildSerializer: options.buildSerializer } : {}),
+              ...(options.buildValidator ? { buildValidator: options.buildValidator } : {}),
+            },
+          },
+        }
       : {}),
     forceCloseConnections: true,
     // above every id a route accepts (IdParams: 256): Fastify's default of 100 answered a 160-character listing id 414

@@ -12,6 +12,7 @@ import type { Dialect } from '../../src/store/index.ts';
 import { copyMigratedTemplate } from './migrated-sqlite-template.ts';
 import { freshPgSchema } from './pg-schema.ts';
 import { sharedSerializers } from './shared-serializers.ts';
+import { sharedValidators } from './shared-validators.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -49,7 +50,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
     throw error;
   }
   try {
-    app = await buildApp(ctx, { buildSerializer: sharedSerializers });
+    app = await buildApp(ctx, { buildSerializer: sharedSerializers, buildValidator: sharedValidators });
     await ensureBootstrapToken(ctx);
     if (options.config?.publicUrls === undefined) servePublicUrlAtListenAddress(app, ctx);
   } catch (error) {
