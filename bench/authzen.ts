@@ -55,11 +55,12 @@ export const authzenBench: Benchmark = {
 };
 
 export async function runAuthzenBench(
-  options: { rounds?: number; roundRequests?: number; batches?: number } = {},
+  options: { rounds?: number; roundRequests?: number; batches?: number; warmup?: number } = {},
 ): Promise<BenchReport> {
   const rounds = options.rounds ?? ROUNDS;
   const perRound = options.roundRequests ?? ROUND_REQUESTS;
   const batches = options.batches ?? BATCHES_PER_ROUND;
+  const warmup = options.warmup ?? WARMUP;
   const loadAtStart = os.loadavg();
   const aar = await startServer();
   try {
@@ -119,8 +120,8 @@ export async function runAuthzenBench(
     };
 
     // warm-up: every path once through the JIT, untimed
-    await runRound(aar, await signRequestPool(world, WARMUP), CONNECTIONS, allowAuthorize);
-    await runRound(aar, await authzenRequests(WARMUP), CONNECTIONS, allowOne);
+    await runRound(aar, await signRequestPool(world, warmup), CONNECTIONS, allowAuthorize);
+    await runRound(aar, await authzenRequests(warmup), CONNECTIONS, allowOne);
     await runRound(aar, await batchRequests(2), BATCH_CONNECTIONS, allowMany);
 
     const single: Record<'authorize' | 'authzen', Round[]> = { authorize: [], authzen: [] };
