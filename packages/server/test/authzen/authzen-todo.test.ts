@@ -184,4 +184,81 @@ describe.skipIf(vectors === undefined)('AuthZEN Todo interop decisions over HTTP
     // a search records nothing
     expect((await rt.ctx.store.db.selectFrom('access_decisions').select('seq').execute()).length).toBe(before);
   });
+
+  it("a principal's enforce pack denies over the permits (deny overrides); a shadow pack is recorded, never decisive", async () => {
+    const pack = (name: string, effect: 'deny' | 'permit') => ({
+      schema_version: 'ns.rule_pack.v1',
+      pack_id: `ns:rule_pack:${name}`,
+      version: '1.0.0',
+      domain: 'generic',
+      title: `${name}: every deletion`,
+      description: 'Matches every `can_delete_todo`.',
+      dictionaries: [],
+      reasons:
+        effect === 'deny' ? [{ code: 'deletions_frozen', decision: 'deny', description: 'Deletions are frozen.' }] : [],
+      rules: [
+        {
+          rule_id: 'deletions',
+          title: 'Every deletion',
+          description: 'Matches `can_delete_todo`.',
+          when: { '===': [{ var: 'request.action.name' }, 'can_delete_todo'] },
+          effect,
+          ...(effect === 'deny' ? { reason: `${name}.deletions_frozen` } : {}),
+        },
+      ],
+      tests: [
+        { name: 'a deletion', context: { request: { action: { name: 'can_delete_todo' } } }, expect: { effect } },
+      ],
+    });
+    for (const name of ['todo_freeze', 'todo_watch']) {
+      await w.must('POST', '/v1/rule-packs', pack(name, 'deny'));
+      await w.must('POST', `/v1/rule-packs/${name}/versions/1.0.0/publish`);
+    }
+    // frozen for alice only; watched (shadow) for the whole deployment
+    await w.must('POST', '/v1/rule-activations', {
+      pack_id: 'ns:rule_pack:todo_freeze',
+      version: '1.0.0',
+      target: { principal_entity_id: 'ns:entity:person:alice' },
+      mode: 'enforce',
+    });
+    await w.must('POST', '/v1/rule-activations', {
+      pack_id: 'ns:rule_pack:todo_watch',
+      version: '1.0.0',
+      target: { deployment: true },
+      mode: 'shadow',
+    });
+    const rick = 'CiRmZDA2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs';
+    const deletion = (context?: Record<string, unknown>) => ({
+      subject: { type: 'user', id: rick },
+      action: { name: 'can_delete_todo' },
+      resource: { type: 'todo', id: 't-9', properties: { ownerID: 'morty@the-citadel.com' } },
+      ...(context ? { context } : {}),
+    });
+    const anywhere = await w.call('POST', '/access/v1/evaluation', deletion(), pep);
+    expect(anywhere.body.decision).toBe(true);
+    expect(anywhere.body.context.aar.access_decision.shadow).toEqual([
+      { pack_id: 'ns:rule_pack:todo_watch', version: '1.0.0', decision: 'deny', reason: 'todo_watch.deletions_frozen' },
+    ]);
+    const forAlice = await w.call(
+      'POST',
+      '/access/v1/evaluation',
+      deletion({ principal_entity_id: 'ns:entity:person:alice' }),
+      pep,
+    );
+    expect(forAlice.body).toMatchObject({
+      decision: false,
+      context: { aar: { decision: 'deny', reason: 'todo_freeze.deletions_frozen' } },
+    });
+    const doc = forAlice.body.context.aar.access_decision;
+    expect(doc.deciding_rules.map((r: { pack_id: string; effect: string }) => `${r.pack_id}/${r.effect}`)).toEqual([
+      'ns:rule_pack:todo/permit',
+      'ns:rule_pack:todo_freeze/deny',
+    ]);
+    expect(doc.policy_set.packs.map((p: { pack_id: string; mode: string }) => `${p.pack_id}/${p.mode}`)).toEqual([
+      'ns:rule_pack:todo/enforce',
+      'ns:rule_pack:todo_watch/shadow',
+      'ns:rule_pack:todo_freeze/enforce',
+    ]);
+    expectSchemaValid(doc);
+  });
 });
