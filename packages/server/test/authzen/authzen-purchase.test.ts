@@ -126,6 +126,27 @@ describe('AuthZEN purchase evaluations', () => {
     expect(res.body.decision).toBe(false);
     expect(res.body.context.aar.decision).toBe('require_approval');
     expect(res.body.context.aar.approval).toMatchObject({ status: 'pending' });
+
+    // the approval profile: the principal approves, the PEP evaluates again naming the first decision
+    const first = res.body.context.aar;
+    const approved = await w.call(
+      'POST',
+      `/v1/approvals/${first.approval.approval_id}/decision`,
+      { approve: true },
+      w.principalToken,
+    );
+    expect(approved.status).toBe(200);
+    const retry = await w.call(
+      'POST',
+      '/access/v1/evaluation',
+      evaluation(45, {
+        policy_decision_id: first.policy_decision_id,
+        agent_request: await agentRequest({ amount: 45 }),
+      }),
+      pep,
+    );
+    expect(retry.body.decision).toBe(true);
+    expect(retry.body.context.aar.decision).toBe('allow_with_constraints');
   });
 
   it('a batch: defaults, per-item overrides and the three semantics, each decision recorded', async () => {
