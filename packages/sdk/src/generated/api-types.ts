@@ -1990,15 +1990,12 @@ export interface AuthzenEvaluateResponse {
  * AuthZEN section 7.1
  */
 export interface AuthzenEvaluateManyBody {
-  /**
-   * AuthZEN section 5.1
-   */
   subject?: {
     /**
      * `agent` for the purchase mapping
      */
-    type: string;
-    id: string;
+    type?: string;
+    id?: string;
     /**
      * further attributes of the entity (open, as AuthZEN section 5 allows)
      */
@@ -2006,14 +2003,11 @@ export interface AuthzenEvaluateManyBody {
       [k: string]: unknown;
     };
   };
-  /**
-   * AuthZEN section 5.3
-   */
   action?: {
     /**
      * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
      */
-    name: string;
+    name?: string;
     /**
      * further attributes of the entity (open, as AuthZEN section 5 allows)
      */
@@ -2021,14 +2015,11 @@ export interface AuthzenEvaluateManyBody {
       [k: string]: unknown;
     };
   };
-  /**
-   * AuthZEN section 5.2
-   */
   resource?: {
     /**
      * `purchase` for the purchase mapping
      */
-    type: string;
+    type?: string;
     id?: string;
     /**
      * further attributes of the entity (open, as AuthZEN section 5 allows)
@@ -2049,15 +2040,12 @@ export interface AuthzenEvaluateManyBody {
    * Items: one item: each member present replaces the request-level default
    */
   evaluations?: {
-    /**
-     * AuthZEN section 5.1
-     */
     subject?: {
       /**
        * `agent` for the purchase mapping
        */
-      type: string;
-      id: string;
+      type?: string;
+      id?: string;
       /**
        * further attributes of the entity (open, as AuthZEN section 5 allows)
        */
@@ -2065,14 +2053,11 @@ export interface AuthzenEvaluateManyBody {
         [k: string]: unknown;
       };
     };
-    /**
-     * AuthZEN section 5.3
-     */
     action?: {
       /**
        * a capability id or `purchase.<action>` (the purchase mapping); any other name: the generic packs
        */
-      name: string;
+      name?: string;
       /**
        * further attributes of the entity (open, as AuthZEN section 5 allows)
        */
@@ -2080,14 +2065,11 @@ export interface AuthzenEvaluateManyBody {
         [k: string]: unknown;
       };
     };
-    /**
-     * AuthZEN section 5.2
-     */
     resource?: {
       /**
        * `purchase` for the purchase mapping
        */
-      type: string;
+      type?: string;
       id?: string;
       /**
        * further attributes of the entity (open, as AuthZEN section 5 allows)

@@ -73,14 +73,19 @@ export const AuthzenEvaluationResponse = Type.Object(
   { additionalProperties: false, description: 'AuthZEN sections 5.5 and 6.2' },
 );
 
-const Partial = <T extends TSchema>(schema: T) => Type.Optional(schema);
+/**
+ * A batch's defaults and items may each be partial (a PEP sends `"resource": {}` as the default when every item names
+ * its own, as the Todo interop does): the members are typed here, and what an evaluation needs is checked once each
+ * item is merged with the defaults (400 naming `/evaluations/<i>/…`, services/authzen/evaluate.ts).
+ */
+const Partial = <T extends TSchema>(schema: T) => Type.Optional(Type.Partial(schema));
 
 export const AuthzenEvaluationItem = Type.Object(
   {
     subject: Partial(AuthzenSubject),
     action: Partial(AuthzenAction),
     resource: Partial(AuthzenResource),
-    context: Partial(AuthzenContext),
+    context: Type.Optional(AuthzenContext),
   },
   { additionalProperties: false, description: 'one item: each member present replaces the request-level default' },
 );
@@ -95,7 +100,7 @@ export const AuthzenEvaluationsRequest = Type.Object(
     subject: Partial(AuthzenSubject),
     action: Partial(AuthzenAction),
     resource: Partial(AuthzenResource),
-    context: Partial(AuthzenContext),
+    context: Type.Optional(AuthzenContext),
     evaluations: Type.Optional(Type.Array(AuthzenEvaluationItem, { description: 'at most 100 items' })),
     options: Type.Optional(
       Type.Object(

@@ -84,11 +84,35 @@ describe.skipIf(vectors === undefined)('AuthZEN Todo interop decisions over HTTP
       if (failing.has(`evaluations/${i}`)) expect(got).not.toEqual(c.expected);
       else expect(got).toEqual(c.expected);
     }
+    // as the Todo backend sends it: empty `resource` and `context` defaults, each item naming its own resource
+    const c = vectors!.evaluations[1]!;
+    const withEmptyDefaults = await w.call(
+      'POST',
+      '/access/v1/evaluations',
+      { ...c.request, resource: {}, context: {} },
+      pep,
+    );
+    expect(withEmptyDefaults.body.evaluations.map((e: { decision: boolean }) => ({ decision: e.decision }))).toEqual(
+      c.expected,
+    );
+    // an item that ends up without an action (none of its own, no default) refuses the batch, naming it
+    const noAction = await w.call(
+      'POST',
+      '/access/v1/evaluations',
+      { subject: c.request.subject, resource: {}, evaluations: [{ resource: { type: 'todo', id: 't' } }] },
+      pep,
+    );
+    expect(noAction.status).toBe(400);
+    expect(noAction.body.errors[0].path).toBe('/evaluations/0/action');
   });
 
   it('records each decision with its audit entry; the chain verifies', async () => {
     const rows = await rt.ctx.store.db.selectFrom('access_decisions').select(['audit_id', 'document']).execute();
-    const decided = vectors!.evaluation.length + vectors!.evaluations.reduce((n, c) => n + c.expected.length, 0);
+    // the vectors, and the batch sent again with empty defaults
+    const decided =
+      vectors!.evaluation.length +
+      vectors!.evaluations.reduce((n, c) => n + c.expected.length, 0) +
+      vectors!.evaluations[1]!.expected.length;
     expect(rows.length).toBe(decided);
     const entries = await rt.ctx.store.db
       .selectFrom('audit_entries')
