@@ -17,8 +17,7 @@
  * count) is read as: the decisions of the partial minute at its start, exactly; the whole minutes up to the next
  * hour boundary; the whole hours up to the next day boundary; the days from there on (windowParts).
  */
-import { sql, type RawBuilder, type Transaction } from 'kysely';
-import type { Database } from '../../store/index.ts';
+import { sql } from 'kysely';
 
 export type Span = 'minute' | 'hour' | 'day';
 export type SubjectKind = 'principal' | 'agent';
@@ -123,25 +122,45 @@ export function bucketsOf(p: CountedPurchase): Array<Omit<BucketRow, 'purchases'
   return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-/**
- * Adds (`sign` 1) or takes out (-1) one purchase in its six buckets, in one statement on either database, and returns
- * the buckets' values once moved (what this transaction leaves them at).
- */
-export async function moveBuckets(
-  trx: Transaction<Database>,
-  purchase: CountedPurchase,
-  sign: 1 | -1,
-): Promise<BucketRow[]> {
+/** The arguments of counter-statements.ts MOVE_BUCKETS: one purchase added (`sign` 1) or taken out (-1). */
+export function moveArgs(purchase: CountedPurchase, sign: 1 | -1): Record<string, unknown> {
   const minor = Number(purchase.amount_minor ?? 0) * sign;
-  const values: RawBuilder<unknown>[] = bucketsOf(purchase).map(
-    (b) => sql`(${b.subject_kind}, ${b.subject_id}, ${b.span}, ${b.bucket_start}, ${b.currency}, ${sign}, ${minor})`,
-  );
-  const result = await sql<BucketRow>`insert into purchase_counter_buckets
-      (subject_kind, subject_id, span, bucket_start, currency, purchases, spend_minor)
-    values ${sql.join(values)}
-    on conflict (subject_kind, subject_id, span, bucket_start, currency) do update set
-      purchases = purchase_counter_buckets.purchases + excluded.purchases,
-      spend_minor = purchase_counter_buckets.spend_minor + excluded.spend_minor
-    returning subject_kind, subject_id, span, bucket_start, currency, purchases, spend_minor`.execute(trx);
-  return result.rows;
+  const args: Record<string, unknown> = {};
+  bucketsOf(purchase).forEach((b, row) => {
+    Object.assign(args, {
+      [`subject_kind_${row}`]: b.subject_kind,
+      [`subject_id_${row}`]: b.subject_id,
+      [`span_${row}`]: b.span,
+      [`bucket_start_${row}`]: b.bucket_start,
+      [`currency_${row}`]: b.currency,
+      [`purchases_${row}`]: sign,
+      [`spend_minor_${row}`]: minor,
+    });
+  });
+  return args;
+}
+
+const STARTS = new Map<string, readonly string[]>();
+
+/**
+ * Every start of `span` in [from, to), a range inside one hour (minutes) or one day (hours), as windowParts makes
+ * them: the starts differ only in their two digits, written without a Date for each, and kept for the next reads
+ * (a window's range moves once a minute; bounded).
+ */
+export function startsIn(span: 'minute' | 'hour', [from, to]: readonly [string, string]): readonly string[] {
+  const key = `${span}${from}${to}`;
+  let starts = STARTS.get(key);
+  if (starts) return starts;
+  const out: string[] = [];
+  const at = span === 'minute' ? 14 : 11;
+  const head = from.slice(0, at);
+  const tail = from.slice(at + 2);
+  for (let n = Number(from.slice(at, at + 2)); from < to && n < (span === 'minute' ? 60 : 24); n++) {
+    const start = `${head}${n < 10 ? '0' : ''}${n}${tail}`;
+    if (start >= to) break;
+    out.push(start);
+  }
+  if (STARTS.size >= 64) STARTS.clear();
+  STARTS.set(key, (starts = out));
+  return starts;
 }

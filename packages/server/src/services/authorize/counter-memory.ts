@@ -111,15 +111,18 @@ export function counterMemoryOf(ctx: object): CounterMemory {
   return memory;
 }
 
-/** Whether two buckets hold the same values in every currency (a zero value is no value). */
+/** Whether two buckets hold the same values in every currency (a zero value is no value). Allocates nothing. */
 export function sameValues(a: CurrencyValues | undefined, b: CurrencyValues | undefined): boolean {
-  const nonZero = (m: CurrencyValues | undefined) =>
-    [...(m ?? [])].filter(([, v]) => v.purchases !== 0 || v.spend !== 0);
-  const x = nonZero(a);
-  const y = new Map(nonZero(b));
-  if (x.length !== y.size) return false;
-  return x.every(([currency, v]) => {
-    const w = y.get(currency);
-    return w !== undefined && w.purchases === v.purchases && w.spend === v.spend;
-  });
+  let left = 0;
+  if (a) {
+    for (const [currency, v] of a) {
+      if (v.purchases === 0 && v.spend === 0) continue;
+      left += 1;
+      const w = b?.get(currency);
+      if (w === undefined || w.purchases !== v.purchases || w.spend !== v.spend) return false;
+    }
+  }
+  let right = 0;
+  if (b) for (const v of b.values()) if (v.purchases !== 0 || v.spend !== 0) right += 1;
+  return left === right;
 }

@@ -19,7 +19,7 @@
  * instances moved it on, is not recomputed here; verify's full run names it (check-purchase-counters.ts).
  */
 import type { PurchaseCounters } from '@aar/core';
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { integrityFailure } from './chained-state.ts';
 import {
@@ -27,8 +27,9 @@ import {
   SPANS,
   bucketStart,
   dayFloor,
-  moveBuckets,
+  moveArgs,
   nextStart,
+  startsIn,
   subjectColumn,
   windowParts,
   type CountedPurchase,
@@ -37,6 +38,7 @@ import {
   type WindowParts,
 } from './counter-buckets.ts';
 import { SubjectBuckets, sameValues, type CounterMemory, type CurrencyValues } from './counter-memory.ts';
+import { MOVE_BUCKETS, READ_WINDOWS, readWindowsArgs, type WindowRow } from './counter-statements.ts';
 import type { CounterParties } from './purchase-counters.ts';
 
 const HOUR_MS = 3600_000;
@@ -55,16 +57,7 @@ interface Subject {
   need: string;
 }
 
-interface ReadRow {
-  /** 0: a bucket; 1: a decision of a window's edge; 2: the merchant probe */
-  k: number | string;
-  sk: string;
-  span: string;
-  at: string;
-  currency: string | null;
-  n: number | string;
-  minor: number | string | null;
-}
+type ReadRow = WindowRow;
 
 /**
  * A live purchase just written (sign 1) or just moved to `failed` or `refunded` (sign -1): its buckets moved in this
@@ -77,7 +70,7 @@ export async function maintainPurchaseCounters(
   purchase: CountedPurchase,
   sign: 1 | -1,
 ): Promise<void> {
-  for (const row of await moveBuckets(trx, purchase, sign)) {
+  for (const row of (await MOVE_BUCKETS.execute(trx, moveArgs(purchase, sign))).rows) {
     memory.set(row.subject_kind, row.subject_id, row.span, row.bucket_start, row.currency, {
       purchases: Number(row.purchases),
       spend: Number(row.spend_minor),
@@ -108,15 +101,18 @@ export async function readMaintainedCounters(
   const unknown = subjects.filter((s) => !memory.subject(s.kind, s.id, s.need));
   if (unknown.length > 0) await recount(trx, memory, unknown);
 
-  const rows = await readWindows(trx, subjects, parties);
+  const rows = (
+    await READ_WINDOWS.execute(trx, readWindowsArgs(subjects, parties.principal_entity_id, parties.merchant_id ?? null))
+  ).rows;
   const values = new Map<SubjectKind, SubjectBuckets>();
   for (const s of subjects) values.set(s.kind, await verified(trx, memory, s, rows));
 
-  const edges = (kind: SubjectKind) => rows.filter((r) => Number(r.k) === 1 && r.sk === kind);
-  const count = (kind: SubjectKind, window: number, currency?: string) => {
-    const s = subjects.find((x) => x.kind === kind)!;
-    return sumWindow(s.parts[window]!, values.get(kind)!, edges(kind), currency);
+  const edges = {
+    principal: rows.filter((r) => Number(r.k) === 1 && r.sk === 'principal'),
+    agent: rows.filter((r) => Number(r.k) === 1 && r.sk === 'agent'),
   };
+  const count = (kind: SubjectKind, window: number, currency?: string) =>
+    sumWindow(subjects[kind === 'principal' ? 0 : 1]!.parts[window]!, values.get(kind)!, edges[kind], currency);
   const seen = Number(rows.find((r) => Number(r.k) === 2)?.n ?? 0);
   const currency = parties.currency;
   return {
@@ -155,37 +151,6 @@ function sumWindow(
   for (const start of startsIn('hour', parts.hours)) add(buckets.get('hour', start));
   for (const [start, values] of buckets.spans.day) if (start >= parts.days) add(values);
   return { purchases, spend };
-}
-
-function* startsIn(span: Span, [from, to]: readonly [string, string]): Generator<string> {
-  for (let start = from; start < to; start = nextStart(span, start)) yield start;
-}
-
-/** Every bucket of a read's windows, the decisions of the windows' edges and the merchant probe: one statement. */
-async function readWindows(
-  trx: Transaction<Database>,
-  subjects: readonly Subject[],
-  parties: CounterParties,
-): Promise<ReadRow[]> {
-  const branches: RawBuilder<unknown>[] = [];
-  for (const s of subjects) {
-    const ranges = s.parts.flatMap((p) => [
-      sql`(span = 'minute' and bucket_start >= ${p.minutes[0]} and bucket_start < ${p.minutes[1]})`,
-      sql`(span = 'hour' and bucket_start >= ${p.hours[0]} and bucket_start < ${p.hours[1]})`,
-    ]);
-    const days = s.parts.map((p) => p.days).sort()[0]!;
-    ranges.push(sql`(span = 'day' and bucket_start >= ${days})`);
-    branches.push(sql`select 0 as k, subject_kind as sk, span, bucket_start as at, currency, purchases as n,
-        spend_minor as minor from purchase_counter_buckets
-      where subject_kind = ${s.kind} and subject_id = ${s.id} and (${sql.join(ranges, sql` or `)})`);
-    const edges = s.parts.map((p) => sql`(now >= ${p.edge[0]} and now < ${p.edge[1]})`);
-    branches.push(sql`select 1, cast(${s.kind} as text), '', now, currency, 1, amount_minor from decisions
-      where ${sql.ref(subjectColumn(s.kind))} = ${s.id} and ${LIVE_PURCHASE} and (${sql.join(edges, sql` or `)})`);
-  }
-  branches.push(sql`select 2, '', '', '', '', (select count(*) from (select 1 from decisions
-      where principal_entity_id = ${parties.principal_entity_id} and merchant_id = ${parties.merchant_id ?? null}
-      and ${LIVE_PURCHASE} limit 1) m), 0`);
-  return (await sql<ReadRow>`${sql.join(branches, sql` union all `)}`.execute(trx)).rows;
 }
 
 /**
@@ -236,7 +201,8 @@ async function recount(
 ): Promise<SubjectBuckets[]> {
   const branches = subjects.flatMap((s) => [
     sql`select 0 as k, subject_kind as sk, span, bucket_start as at, currency, purchases as n, spend_minor as minor
-      from purchase_counter_buckets where subject_kind = ${s.kind} and subject_id = ${s.id} and bucket_start >= ${s.need}`,
+      from purchase_counter_buckets where subject_kind = ${s.kind} and subject_id = ${s.id}
+        and span in ('minute', 'hour', 'day') and bucket_start >= ${s.need}`,
     sql`select 1, cast(${s.kind} as text), '', now, currency, 1, amount_minor from decisions
       where ${sql.ref(subjectColumn(s.kind))} = ${s.id} and ${LIVE_PURCHASE} and now >= ${s.need}`,
   ]);
