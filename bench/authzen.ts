@@ -284,7 +284,14 @@ async function startServer(): Promise<ChildServer & { adminToken: string }> {
   let child: ChildServer;
   try {
     child = await spawnChild({
-      args: [AAR_BIN, 'serve', '--port', String(port)],
+      // AAR_BENCH_SERVE_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the service
+      args: [
+        ...(process.env.AAR_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+        AAR_BIN,
+        'serve',
+        '--port',
+        String(port),
+      ],
       cwd: REPO_ROOT,
       env: {
         DATABASE_URL: '',

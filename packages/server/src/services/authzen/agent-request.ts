@@ -118,12 +118,26 @@ export function agentRequestVerifier(ctx: AppContext, forwarded: AgentRequest | 
 export function pepTargetUris(pepUrls: readonly string[], targetUri: string): string[] {
   const target = new URL(targetUri);
   const path = `${target.pathname}${target.search}`;
-  const bases = [...new Set(pepUrls)].slice(0, MAX_TARGET_URIS);
+  const bases = parsedBases(pepUrls);
   const under = bases.flatMap((base) => {
-    const url = new URL(base);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    const inside = prefix === '' || target.pathname === prefix || target.pathname.startsWith(`${prefix}/`);
-    return inside ? [`${url.origin}${path}`] : [];
+    const inside =
+      base.prefix === '' || target.pathname === base.prefix || target.pathname.startsWith(`${base.prefix}/`);
+    return inside ? [`${base.origin}${path}`] : [];
   });
-  return under.length > 0 ? [...new Set(under)] : bases.map((base) => `${base}${path}`);
+  return under.length > 0 ? [...new Set(under)] : bases.map((base) => `${base.url}${path}`);
+}
+
+/** The configured bases parsed once per list (the configuration's array), not once per request. */
+const parsed = new WeakMap<readonly string[], Array<{ url: string; origin: string; prefix: string }>>();
+
+function parsedBases(pepUrls: readonly string[]): Array<{ url: string; origin: string; prefix: string }> {
+  let bases = parsed.get(pepUrls);
+  if (!bases) {
+    bases = [...new Set(pepUrls)].slice(0, MAX_TARGET_URIS).map((url) => {
+      const u = new URL(url);
+      return { url, origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+    });
+    parsed.set(pepUrls, bases);
+  }
+  return bases;
 }
