@@ -3,8 +3,7 @@
  * (fast-json-stringify, one per route and status) is the largest part of building an app, ~40 % of a test runtime's
  * start, and a test file starts several. A serializer is a pure function of its schema, the external schemas and
  * the serializer options, so the one compiled for an identical (options, schema) is the same function: it is reused,
- * keyed by their JSON text. The validators are not shared: a custom validator compiler would change how Fastify
- * treats header schemas (it lower-cases them only for its own), and the tests must see what production does.
+ * keyed by their JSON text. The request validators are shared likewise (shared-validators.ts).
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
