@@ -23,6 +23,8 @@ const PUBLIC = new Set([
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',
+  // the AuthZEN PDP metadata (CONTRACT section 20: public), as the JWKS is
+  'GET /.well-known/authzen-configuration',
 ]);
 
 let rt: TestRuntime;

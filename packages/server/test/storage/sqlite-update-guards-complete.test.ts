@@ -15,6 +15,7 @@ import {
   AUDIT_VERIFICATIONS_GUARD,
   BUNDLES_GUARD,
   CONFORMANCE_RUNS_GUARD,
+  POLICY_SET_TEXTS_GUARD,
   RECORD_GUARDED,
   SELF_AUDIT_RUNS_GUARD,
   type GuardedTable,
@@ -32,6 +33,7 @@ const GUARDS: readonly GuardedTable[] = [
   ...LISTING_GUARDS,
   ...POLICY_GUARDS,
   ACCESS_DECISIONS_GUARD,
+  POLICY_SET_TEXTS_GUARD,
 ];
 
 describe('SQLite update guards', () => {
