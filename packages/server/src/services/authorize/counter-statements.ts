@@ -130,7 +130,10 @@ export function readWindowsArgs(
 
 const BUCKET_COLUMNS = ['subject_kind', 'subject_id', 'span', 'bucket_start', 'currency', 'purchases', 'spend_minor'];
 
-/** Adds a signed delta to six buckets (counter-buckets.ts moveBuckets), returning their values once moved. */
+/**
+ * Adds a signed delta to six buckets (in key order: counter-buckets.ts bucketsOf; arguments from moveArgs), returning
+ * their values once moved.
+ */
 export const MOVE_BUCKETS = prepareQuery<Record<string, unknown>, BucketRow>(
   Array.from({ length: 6 }, (_, row) => BUCKET_COLUMNS.map((c) => `${c}_${row}`)).flat(),
   (db, a) =>
