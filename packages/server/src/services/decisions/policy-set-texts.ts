@@ -46,20 +46,10 @@ export async function readPolicySetTexts(
   db: Kysely<Database>,
   blobs: Iterable<Uint8Array | null | undefined>,
 ): Promise<PolicySetTextLookup> {
-  const wanted = new Set<string>();
-  for (const blob of blobs) {
-    const digest = policySetDigestOf(blob ?? null);
-    if (digest !== undefined) wanted.add(digest);
-  }
-  const texts = new Map<string, string>();
-  if (wanted.size > 0) {
-    const rows = await db
-      .selectFrom('policy_set_texts')
-      .select(['digest', 'text'])
-      .where('digest', 'in', [...wanted])
-      .execute();
-    for (const row of rows) if (policySetTextDigest(row.text) === row.digest) texts.set(row.digest, row.text);
-  }
+  const texts = await fetchTexts(
+    db,
+    digestsNamed(blobs, () => true),
+  );
   return (digest) => texts.get(digest);
 }
 
@@ -68,20 +58,33 @@ export async function preloadPolicySetTexts(
   db: Kysely<Database>,
   blobs: Iterable<Uint8Array | null | undefined>,
 ): Promise<void> {
-  const missing = new Set<string>();
+  const texts = await fetchTexts(
+    db,
+    digestsNamed(blobs, (digest) => !cache.has(digest)),
+  );
+  for (const [digest, text] of texts) remember(digest, text);
+}
+
+function digestsNamed(blobs: Iterable<Uint8Array | null | undefined>, wanted: (digest: string) => boolean): string[] {
+  const digests = new Set<string>();
   for (const blob of blobs) {
     const digest = policySetDigestOf(blob ?? null);
-    if (digest !== undefined && !cache.has(digest)) missing.add(digest);
+    if (digest !== undefined && wanted(digest)) digests.add(digest);
   }
-  if (missing.size === 0) return;
+  return [...digests];
+}
+
+/** The stored texts of `digests`, each only if it hashes to its digest (an edited or foreign row is left out). */
+async function fetchTexts(db: Kysely<Database>, digests: string[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  if (digests.length === 0) return texts;
   const rows = await db
     .selectFrom('policy_set_texts')
     .select(['digest', 'text'])
-    .where('digest', 'in', [...missing])
+    .where('digest', 'in', digests)
     .execute();
-  for (const row of rows) {
-    if (policySetTextDigest(row.text) === row.digest) remember(row.digest, row.text);
-  }
+  for (const row of rows) if (policySetTextDigest(row.text) === row.digest) texts.set(row.digest, row.text);
+  return texts;
 }
 
 /** per policy set object (the active policy set is cached and shared by every decision it applies to) */
