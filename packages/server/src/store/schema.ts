@@ -78,6 +78,8 @@ export interface GrantsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** since migration 0023: the mandate or allowance the grant was made from (services/mandates); null otherwise */
+  mandate_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** since migration 0021: the AuthZEN door's signed generic-domain decisions (services/authzen/record-access-decisions.ts) */
@@ -543,7 +545,66 @@ export interface PolicySetTextsTable {
   text: string;
 }
 
+/** A trusted AP2 mandate issuer (migration 0023), write-once: a mandate's issuer key comes from here only. */
+export interface MandateIssuersTable {
+  issuer: string;
+  format: 'ap2';
+  /** the issuer's JWKS (JSON `{ keys: [...] }`): given inline, or fetched once from `jwks_uri` at registration */
+  jwks: Json;
+  jwks_uri: string | null;
+  /** the audit entry committing to the registration (kind `mandate_issuer`) */
+  audit_id: string;
+  created_at: Timestamp;
+}
+
+export type MandateFormat = 'ap2' | 'acp';
+
+/**
+ * An accepted AP2 mandate or ACP allowance (migration 0023) and the grant made from it. Write-once but `used_by`.
+ * Its state is derived, never stored: `revoked` when its grant is revoked, `expired` past `expires_at`, `used` when
+ * `used_by` is set, else `active` (services/mandates/mandate-state.ts).
+ */
+export interface MandatesTable {
+  /** `ns:mandate:<uuid>` (AP2) or `ns:allowance:<uuid>` (ACP) */
+  mandate_id: string;
+  format: MandateFormat;
+  /** base64url SHA-256 of `document`'s UTF-8 bytes (core mandateDigest) */
+  digest: string;
+  /** the AP2 issuer (a mandate_issuers row); null for ACP */
+  issuer: string | null;
+  principal_entity_id: string;
+  actor_entity_id: string;
+  parent_grant_id: string;
+  root_grant_id: string;
+  grant_id: string;
+  /** JSON: the mandate's constraints as mapped (AP2), or the allowance's terms (ACP) */
+  constraints: Json;
+  /** AP2: the presentation exactly as submitted; ACP: the RFC 8785 text of the allowance */
+  document: string;
+  /** 1: a one-use grant (an ACP allowance, a closed AP2 mandate); 0 otherwise */
+  single_use: number;
+  checkout_session_id: string | null;
+  /** ACP: the PSP's vaulted token id bound as the instrument */
+  vaulted_token_id: string | null;
+  /** ACP: the Idempotency-Key the allowance was created with */
+  idempotency_key: string | null;
+  expires_at: Timestamp | null;
+  /** the allowed decision that spent a single-use mandate (set once, by authorize) */
+  used_by: string | null;
+  created_at: Timestamp;
+}
+
+/** The key-binding nonces of accepted AP2 presentations (migration 0023): each accepted once per holder key. */
+export interface MandateNoncesTable {
+  key_thumbprint: string;
+  nonce: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  mandate_issuers: MandateIssuersTable;
+  mandates: MandatesTable;
+  mandate_nonces: MandateNoncesTable;
   conformance_runs: ConformanceRunsTable;
   conformance_artifacts: ConformanceArtifactsTable;
   self_audit_runs: SelfAuditRunsTable;

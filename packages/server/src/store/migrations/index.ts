@@ -22,6 +22,7 @@ import * as purchaseCounterBuckets from './0019-purchase-counter-buckets.ts';
 import * as pepRole from './0020-pep-role.ts';
 import * as accessDecisions from './0021-access-decisions.ts';
 import * as policySetTexts from './0022-policy-set-texts.ts';
+import * as mandates from './0023-mandates.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -54,6 +55,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0020-pep-role', pepRole],
   ['0021-access-decisions', accessDecisions],
   ['0022-policy-set-texts', policySetTexts],
+  ['0023-mandates', mandates],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
