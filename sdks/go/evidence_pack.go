@@ -11,7 +11,11 @@ import (
 // EvidenceChecks are the checks of VerifyEvidencePack, in the order they run (core's verification-result.ts);
 // `policy_set` runs only when the snapshot or the decision map's policy node holds a policy set (a decision made
 // under rule packs, aar-decide/1.3.0): each rule pack document verifies against the trusted keys and is the one the
-// map names (failures `malformed_policy_set`, `policy_signature_invalid`, `policy_digest_mismatch`).
+// map names (failures `malformed_policy_set`, `policy_signature_invalid`, `policy_digest_mismatch`). A further check,
+// `mandates`, runs between `policy_set` and `replay` only when the snapshot's grants carry a `mandate` binding or the
+// pack a `mandates` member (issue 29; failures `malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
+// `mandate_signature_invalid`: mandate_evidence.go). It is not in this list, whose length tests compare with a
+// pack's full set of checks.
 var EvidenceChecks = []string{
 	"pack_signature", "decision_map_signature", "bindings", "audit_entry", "record_digest", "inclusion_proof",
 	"checkpoint", "policy_set", "replay",
@@ -106,6 +110,10 @@ func VerifyEvidencePack(ctx context.Context, pack any, keys KeySource, opts Veri
 	// aar-decide/1.3.0: the rule packs replay runs must be the published, signed ones the map names.
 	if failure, applies := checkPolicySet(ctx, snapshot, m, keys); applies {
 		record("policy_set", failure)
+	}
+	// issue 29: the mandates the snapshot's grants were made from, and their signatures.
+	if failure, applies := CheckMandates(value); applies {
+		record("mandates", failure)
 	}
 	if nowText, ok := now.(string); ok && isRecord(request) && isRecord(snapshot) {
 		replay := ReplayDecisionJSON(request, snapshot, nowText, field("decision"), field("engine_version"))

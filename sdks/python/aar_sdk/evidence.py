@@ -3,7 +3,9 @@ from core's evidence/verify-evidence-pack.ts with the same checks in the same or
 pack_signature, decision_map_signature, bindings, audit_entry, record_digest, inclusion_proof, checkpoint, replay; a
 snapshot or decision map with a policy set (aar-decide/1.3.0) adds `policy_set` before replay (`malformed_policy_set`,
 `policy_signature_invalid`, `policy_digest_mismatch`): each rule pack verifies against the trusted keys and is the one
-the signed decision map names.
+the signed decision map names. A snapshot whose grants carry a `mandate` binding, or a pack with a `mandates` member
+(issue 29), adds `mandates` before replay (`malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
+`mandate_signature_invalid`): see mandates.py.
 
 Inputs are only the pack and the trusted keys (never a key the pack names). Replay runs this SDK's own port of
 `decide` on the recorded request, snapshot and now, and compares decision, reason, obligations and stop conditions.
@@ -21,6 +23,7 @@ from .decide import decide
 from .decide.js import get, strict_eq
 from .jcs import canonical_bytes, canonical_json, parse_json
 from .jwks import TrustedKeys
+from .mandates import check_mandates
 from .merkle import MalformedDocument, leaf_hash, parse_checkpoint, parse_inclusion_proof, verify_inclusion_proof_json
 from .rules.digest import policy_document_digest
 from .signed_document import verify_document
@@ -167,6 +170,10 @@ def _verify(pack: Any, trusted: TrustedKeys, origin: str | None) -> EvidenceResu
     policy_set = guarded(lambda: _policy_set(fld("snapshot"), dmap, trusted))
     if policy_set is not None:
         record("policy_set", policy_set)
+    # issue 29: the mandates the snapshot's grants were made from, and their signatures (mandates.py)
+    mandates = guarded(lambda: check_mandates(pack))
+    if mandates is not None:
+        record("mandates", mandates)
     replay = None
     request, snapshot, now = fld("request"), fld("snapshot"), fld("now")
     if isinstance(request, dict) and isinstance(snapshot, dict) and isinstance(now, str):

@@ -1,0 +1,425 @@
+"""AP2 mandate presentations verified offline (issue 29): chains built here with generated P-256 (and Ed25519) keys
+are accepted, and each mutation an attacker could make to one is refused with its reason; the AP2 documentation's
+six tokens pass everything that can be checked without their unpublished issuer key; the evidence pack's `mandates`
+check; the shared cross-runtime vector (vectors/mandates/)."""
+import copy
+import hashlib
+import json
+import secrets
+
+import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+from aar_sdk._b64 import encode_b64url
+from aar_sdk.ed25519 import generate_private_key, raw_public_key
+from aar_sdk.evidence import verify_evidence_pack
+from aar_sdk.jcs import canonical_json
+from aar_sdk.mandates import (allowance_digest, check_mandates, mandate_digest, split_hops,
+                              verify_ap2_presentation)
+from aar_sdk.signed_document import signing_bytes
+from conftest import VECTORS, load, shared
+
+
+def b64json(value):
+    return encode_b64url(json.dumps(value, separators=(",", ":")).encode("utf-8"))
+
+
+def sha(text):
+    return encode_b64url(hashlib.sha256(text.encode("utf-8")).digest())
+
+
+def public_jwk(key):
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        n = key.public_key().public_numbers()
+        return {"kty": "EC", "crv": "P-256", "x": encode_b64url(n.x.to_bytes(32, "big")),
+                "y": encode_b64url(n.y.to_bytes(32, "big"))}
+    return {"kty": "OKP", "crv": "Ed25519", "x": encode_b64url(raw_public_key(key))}
+
+
+def jws(header, payload, key):
+    signing_input = f"{b64json(header)}.{b64json(payload)}"
+    if header.get("alg") == "none":
+        return signing_input + "."
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        r, s = decode_dss_signature(key.sign(signing_input.encode("ascii"), ec.ECDSA(hashes.SHA256())))
+        signature = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+    else:
+        signature = key.sign(signing_input.encode("ascii"))
+    return f"{signing_input}.{encode_b64url(signature)}"
+
+
+def disclosure(*items):
+    return b64json([secrets.token_urlsafe(16), *items])
+
+
+def p256():
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+class Chain:
+    """issuer -> user device (cnf of the open mandate) -> agent (cnf of the closed mandate)."""
+
+    def __init__(self, issuer=None, alg="ES256"):
+        self.issuer = issuer or p256()
+        self.alg = alg
+        self.user, self.agent = p256(), p256()
+        self.payee = disclosure({"id": "merchant_1", "name": "Demo Merchant"})
+        self.open_mandate = disclosure({
+            "vct": "mandate.payment.open.1",
+            "constraints": [{"type": "payment.amount_range", "currency": "USD", "max": 20000, "min": 0},
+                            {"type": "payment.allowed_payees", "allowed": [{"...": sha(self.payee)}]}],
+            "cnf": {"jwk": public_jwk(self.user)}, "iat": 1777342357, "exp": 1777345957})
+        self.header0 = {"alg": alg, "typ": "dc+sd-jwt", "kid": "issuer-1"}
+        self.payload0 = {"iss": "https://issuer.example", "delegate_payload": [{"...": sha(self.open_mandate)}],
+                         "_sd_alg": "sha-256"}
+        self.note = disclosure("transaction_note", "sneakers")
+        self.closed_mandate = disclosure({"_sd": [sha(self.note)], "vct": "mandate.payment.1",
+                                          "payment_amount": {"amount": 19900, "currency": "USD"},
+                                          "cnf": {"jwk": public_jwk(self.agent)}})
+
+    def jwks(self, kid="issuer-1"):
+        return {"keys": [{**public_jwk(self.issuer), "kid": kid, "alg": self.alg}]}
+
+    def hop0(self, disclosures=None, header=None, payload=None, key=None):
+        disclosures = [self.payee, self.open_mandate] if disclosures is None else disclosures
+        jwt = jws(header or self.header0, payload or self.payload0, key or self.issuer)
+        return "~".join([jwt, *disclosures]) + "~"
+
+    def hop1(self, previous, disclosures=None, key=None, sd_hash=None, header=None, **changes):
+        disclosures = [self.closed_mandate, self.note] if disclosures is None else disclosures
+        payload = {"delegate_payload": [{"...": sha(self.closed_mandate)}], "aud": "https://aar.example",
+                   "nonce": "n-1", "iat": 1777342370, "_sd_alg": "sha-256",
+                   "sd_hash": sha(previous) if sd_hash is None else sd_hash, **changes}
+        jwt = jws(header or {"alg": "ES256", "typ": "kb+sd-jwt"}, payload, key or self.user)
+        return "~".join([jwt, *disclosures]) + "~"
+
+    def document(self):
+        return self.hop0()
+
+    def presented(self, document=None, **hop1):
+        document = document or self.document()
+        return document + "~" + self.hop1(document, **hop1)
+
+
+def codes(presentation, jwks):
+    return verify_ap2_presentation(presentation, jwks).codes()
+
+
+# -- accepted ------------------------------------------------------------------------------------------------------
+
+def test_an_issuer_signed_open_mandate_and_its_key_bound_closed_hop_verify():
+    chain = Chain()
+    document = chain.document()
+    result = verify_ap2_presentation(chain.presented(document), chain.jwks())
+    assert result.ok, result.errors
+    assert [h.typ for h in result.hops] == ["dc+sd-jwt", "kb+sd-jwt"]
+    open_mandate = result.hops[0].mandates[0]
+    assert open_mandate["constraints"][1]["allowed"] == [{"id": "merchant_1", "name": "Demo Merchant"}]
+    closed = result.hops[1].mandates[0]
+    assert closed["transaction_note"] == "sneakers" and "_sd" not in closed
+    assert verify_ap2_presentation(document, chain.jwks()).ok
+
+
+def test_a_third_hop_signed_by_the_closed_mandates_cnf_key_verifies():
+    chain = Chain()
+    two = chain.presented()
+    previous = split_hops(two)[1]  # sd_hash covers the previous hop only, with its trailing '~'
+    third = chain.hop1(previous, disclosures=[], key=chain.agent)
+    assert verify_ap2_presentation(two + "~" + third, chain.jwks()).ok
+    assert codes(two + "~" + chain.hop1(two, disclosures=[], key=chain.agent), chain.jwks()) == ["sd_hash_mismatch"]
+    wrong_key = chain.hop1(previous, disclosures=[], key=chain.user)
+    assert codes(two + "~" + wrong_key, chain.jwks()) == ["key_binding_invalid"]
+
+
+def test_an_eddsa_issuer_verifies():
+    chain = Chain(issuer=generate_private_key(), alg="EdDSA")
+    assert verify_ap2_presentation(chain.presented(), chain.jwks()).ok
+
+
+def test_an_undisclosed_claim_is_simply_absent():
+    chain = Chain()
+    result = verify_ap2_presentation(chain.hop0(disclosures=[chain.open_mandate]), chain.jwks())
+    assert result.ok and result.hops[0].mandates[0]["constraints"][1]["allowed"] == []
+
+
+def test_hops_keep_their_trailing_tilde():
+    chain = Chain()
+    document = chain.document()
+    hops = split_hops(chain.presented(document))
+    assert hops[0] == document and hops[1].endswith("~")
+
+
+# -- refused -------------------------------------------------------------------------------------------------------
+
+def test_a_changed_disclosure_no_longer_matches_its_digest():
+    chain = Chain()
+    forged = disclosure({"vct": "mandate.payment.open.1", "constraints": [], "cnf": {"jwk": public_jwk(chain.user)}})
+    assert codes(chain.hop0(disclosures=[chain.payee, forged]), chain.jwks()) == ["disclosure_digest_mismatch"]
+
+
+def test_a_disclosure_dropped_from_a_hop_breaks_the_next_hops_sd_hash():
+    chain = Chain()
+    document = chain.document()
+    presented = chain.presented(document)
+    dropped = presented.replace("~" + chain.payee, "", 1)
+    assert dropped != presented
+    assert codes(dropped, chain.jwks()) == ["sd_hash_mismatch"]
+
+
+def test_a_disclosure_dropped_from_a_key_bound_hop_is_refused_by_the_evidence_digest():
+    chain = Chain()
+    document = chain.document()
+    entry = {"mandate_id": "ns:mandate:1", "format": "ap2", "digest": mandate_digest(document), "document": document,
+             "issuer_jwks": chain.jwks(), "presented": chain.presented(document)}
+    assert check_mandates({"mandates": [entry]}) is True
+    entry["presented"] = entry["presented"].replace("~" + chain.note, "", 1)
+    # the note is still referenced by digest but not disclosed: a legal SD-JWT, the closed hop only shows less
+    assert check_mandates({"mandates": [entry]}) is True
+    entry["document"] = document.replace("~" + chain.payee, "", 1)
+    assert check_mandates({"mandates": [entry]}) == "mandate_digest_mismatch"
+
+
+@pytest.mark.parametrize("where", ["hop0", "hop1"])
+def test_an_added_disclosure_is_refused(where):
+    chain = Chain()
+    extra = disclosure({"id": "merchant_2"})
+    if where == "hop0":
+        presentation = chain.hop0(disclosures=[chain.payee, chain.open_mandate, extra])
+    else:
+        document = chain.document()
+        presentation = document + "~" + chain.hop1(document, disclosures=[chain.closed_mandate, chain.note, extra])
+    result = verify_ap2_presentation(presentation, chain.jwks())
+    assert result.codes() == ["disclosure_digest_mismatch"]
+    assert result.errors[0]["path"].endswith("/disclosures/2")
+
+
+def test_a_duplicated_disclosure_is_refused():
+    chain = Chain()
+    presentation = chain.hop0(disclosures=[chain.payee, chain.open_mandate, chain.payee])
+    assert codes(presentation, chain.jwks()) == ["disclosure_digest_mismatch"]
+
+
+def test_a_digest_referenced_twice_is_refused():
+    chain = Chain()
+    payload = {**chain.payload0, "delegate_payload": [{"...": sha(chain.open_mandate)}, {"...": sha(chain.open_mandate)}]}
+    assert codes(chain.hop0(payload=payload), chain.jwks()) == ["disclosure_digest_mismatch"]
+
+
+def test_an_array_element_disclosure_named_from_sd_is_refused():
+    chain = Chain()
+    payload = {**chain.payload0, "_sd": [sha(chain.payee)]}
+    assert codes(chain.hop0(payload=payload), chain.jwks()) == ["disclosure_digest_mismatch"]
+
+
+def test_a_key_binding_hop_signed_by_another_key_is_refused():
+    chain = Chain()
+    result = verify_ap2_presentation(chain.presented(key=chain.agent), chain.jwks())
+    assert result.codes() == ["key_binding_invalid"]
+    assert result.errors[0]["path"] == "/presentation/hops/1/jwt/signature"
+
+
+def test_a_swapped_cnf_key_breaks_the_open_mandates_digest():
+    chain = Chain()
+    attacker = p256()
+    forged = json.loads(__import__("base64").urlsafe_b64decode(chain.open_mandate + "=="))
+    forged[1]["cnf"] = {"jwk": public_jwk(attacker)}
+    forged_text = b64json(forged)
+    document = chain.hop0(disclosures=[chain.payee, forged_text])
+    presentation = document + "~" + chain.hop1(document, key=attacker)
+    assert codes(presentation, chain.jwks())[0] == "disclosure_digest_mismatch"
+
+
+def test_a_wrong_sd_hash_is_refused():
+    chain = Chain()
+    assert codes(chain.presented(sd_hash=sha("something else~")), chain.jwks()) == ["sd_hash_mismatch"]
+
+
+def test_a_key_binding_hop_without_its_typ_is_refused():
+    chain = Chain()
+    assert codes(chain.presented(header={"alg": "ES256", "typ": "JWT"}), chain.jwks()) == ["key_binding_invalid"]
+
+
+@pytest.mark.parametrize("hop", [0, 1])
+def test_alg_none_is_refused(hop):
+    chain = Chain()
+    if hop == 0:
+        presentation = chain.hop0(header={"alg": "none", "typ": "dc+sd-jwt"})
+    else:
+        presentation = chain.presented(header={"alg": "none", "typ": "kb+sd-jwt"})
+    result = verify_ap2_presentation(presentation, chain.jwks())
+    assert result.codes() == ["signature_invalid"]
+    assert result.errors[0]["path"] == f"/presentation/hops/{hop}/jwt/header/alg"
+
+
+@pytest.mark.parametrize("edit", [
+    lambda p: p.replace("~", "~=", 1),          # padding
+    lambda p: p.replace("~", "~+", 1),          # standard alphabet
+    lambda p: p.replace(".", ".!", 1),          # not base64 in the payload
+    lambda p: p[: p.index("~") - 3] + p[p.index("~"):],  # truncated signature
+    lambda p: p[:-1],                           # no trailing '~'
+    lambda p: p.replace("~", "~~~", 1),         # an empty hop
+])
+def test_bad_encodings_are_refused(edit):
+    chain = Chain()
+    result = verify_ap2_presentation(edit(chain.presented()), chain.jwks())
+    assert not result.ok and result.codes()[0] in ("schema_invalid", "signature_invalid")
+
+
+def test_a_bad_issuer_signature_and_an_unknown_issuer_key():
+    chain = Chain()
+    other = Chain()
+    assert codes(chain.document(), other.jwks()) == ["signature_invalid"]
+    assert codes(chain.document(), other.jwks(kid="someone-else")) == ["issuer_key_unknown"]
+    assert codes(chain.document(), None) == ["issuer_key_unknown"]
+
+
+def test_a_key_the_token_names_for_itself_is_never_used():
+    chain = Chain()
+    attacker = p256()
+    header = {**chain.header0, "jwk": public_jwk(attacker)}
+    forged = chain.hop0(header=header, key=attacker)
+    assert codes(forged, chain.jwks()) == ["signature_invalid"]
+
+
+def test_an_unsupported_sd_alg_and_deep_nesting_and_size_are_refused():
+    chain = Chain()
+    assert codes(chain.hop0(payload={**chain.payload0, "_sd_alg": "sha-512"}), chain.jwks()) == ["schema_invalid"]
+    deep = {"x": 1}
+    for _ in range(20):
+        deep = {"a": [deep]}
+    assert codes(chain.hop0(payload={**chain.payload0, "deep": deep}), chain.jwks()) == ["schema_invalid"]
+    big = chain.hop0(payload={**chain.payload0, "pad": "x" * 70000})
+    assert codes(big, chain.jwks()) == ["schema_invalid"]
+    assert verify_ap2_presentation(None).codes() == ["schema_invalid"]
+
+
+def test_duplicate_json_members_are_refused():
+    chain = Chain()
+    head = encode_b64url(b'{"alg":"ES256","alg":"none"}')
+    presentation = head + "." + chain.document().split(".", 1)[1]
+    assert codes(presentation, chain.jwks()) == ["schema_invalid"]
+
+
+# -- the AP2 documentation's tokens ----------------------------------------------------------------------------------
+
+def doc_tokens():
+    path = shared("ap2", "doc-tokens.json")
+    return load(path) if path else []
+
+
+@pytest.mark.parametrize("token", doc_tokens() or [pytest.param(None, marks=pytest.mark.skip("no shared vectors"))],
+                         ids=lambda t: t["example"][:40] if t else "absent")
+def test_ap2_documentation_tokens_pass_all_but_the_unpublished_issuer_key(token):
+    result = verify_ap2_presentation(token["token"])
+    # disclosure digests, sd_hash and the key-binding signature pass: the only error is hop 0's unknown issuer key
+    assert result.errors == [{"path": "/presentation/hops/0/jwt", "code": "issuer_key_unknown",
+                              "detail": "no key of the issuer's JWKS matches this hop's kid and alg"}]
+    assert len(result.hops) == token["token"].count("~~") + 1
+    if len(result.hops) == 2:
+        assert result.hops[1].typ == "kb+sd-jwt"
+        tampered = token["token"]
+        last = tampered.rsplit(".", 1)
+        flipped = last[0] + "." + ("A" if last[1][0] != "A" else "B") + last[1][1:]
+        assert "key_binding_invalid" in verify_ap2_presentation(flipped).codes()
+
+
+# -- the evidence pack's `mandates` check ----------------------------------------------------------------------------
+
+def entry_for(chain, mandate_id="ns:mandate:1"):
+    document = chain.document()
+    return {"mandate_id": mandate_id, "format": "ap2", "digest": mandate_digest(document), "document": document,
+            "issuer": "https://issuer.example", "issuer_jwks": chain.jwks(), "presented": chain.presented(document)}
+
+
+def binding(entry, **changes):
+    return {"mandate_id": entry["mandate_id"], "format": entry["format"], "digest": entry["digest"],
+            "single_use": False, "used": False, **changes}
+
+
+def pack_with(entries, bindings, alternatives=None):
+    snapshot = {"grants": [{"grant_id": "ns:grant:root"}, *({"grant_id": f"g{i}", "mandate": b} for i, b in enumerate(bindings))]}
+    if alternatives is not None:
+        snapshot["alternatives"] = alternatives
+    pack = {"snapshot": snapshot}
+    if entries is not None:
+        pack["mandates"] = entries
+    return pack
+
+
+def test_the_mandates_check_applies_only_when_there_is_a_mandate():
+    assert check_mandates({"snapshot": {"grants": [{"grant_id": "g"}]}}) is None
+    assert check_mandates(pack_with([], [])) is True
+
+
+def test_each_binding_needs_its_entry_with_the_same_digest():
+    chain = Chain()
+    entry = entry_for(chain)
+    assert check_mandates(pack_with([entry], [binding(entry)])) is True
+    assert check_mandates(pack_with(None, [binding(entry)])) == "mandate_missing"
+    assert check_mandates(pack_with([], [binding(entry)])) == "mandate_missing"
+    assert check_mandates(pack_with([entry], [binding(entry, digest=sha("x"))])) == "mandate_missing"
+    assert check_mandates(pack_with([entry], [], alternatives=[[{"mandate": binding(entry, mandate_id="m2")}]])) \
+        == "mandate_missing"
+
+
+def test_an_entry_whose_digest_or_signatures_fail_is_refused():
+    chain = Chain()
+    entry = entry_for(chain)
+    assert check_mandates(pack_with([{**entry, "digest": sha("x")}], [])) == "mandate_digest_mismatch"
+    assert check_mandates(pack_with([{**entry, "issuer_jwks": Chain().jwks()}], [])) == "mandate_signature_invalid"
+    assert check_mandates(pack_with([{**entry, "issuer_jwks": {"keys": []}}], [])) == "mandate_signature_invalid"
+    bad_hop = chain.presented(entry["document"], key=chain.agent)
+    assert check_mandates(pack_with([{**entry, "presented": bad_hop}], [])) == "mandate_signature_invalid"
+    other = Chain(issuer=chain.issuer).presented()
+    assert check_mandates(pack_with([{**entry, "presented": other}], [])) == "mandate_signature_invalid"
+    assert check_mandates(pack_with([{**entry, "document": 5}], [])) == "malformed_mandates"
+    assert check_mandates(pack_with({"not": "a list"}, [])) == "malformed_mandates"
+
+
+def test_an_acp_entry_is_checked_by_its_digest():
+    allowance = {"reason": "one_time", "max_amount": 2000, "currency": "usd", "checkout_session_id": "cs_1",
+                 "merchant_id": "acme", "expires_at": "2026-12-01T00:00:00Z"}
+    document = canonical_json(allowance)
+    assert mandate_digest(document) == allowance_digest(allowance)
+    entry = {"mandate_id": "ns:allowance:1", "format": "acp", "digest": allowance_digest(allowance), "document": document}
+    assert check_mandates(pack_with([entry], [binding(entry, single_use=True)])) is True
+    assert check_mandates(pack_with([{**entry, "document": document.replace("2000", "20000")}], [])) \
+        == "mandate_digest_mismatch"
+
+
+SDK = VECTORS / "sdk"
+PACK_KEY = generate_private_key()
+
+
+def test_a_signed_evidence_pack_with_mandates_verifies_and_a_tampered_one_does_not():
+    pack = copy.deepcopy(load(SDK / "evidence-pack-allowed-valid.json")["input"]["pack"])
+    chain = Chain()
+    pack["mandates"] = [entry_for(chain)]
+
+    def signed(doc):
+        unsigned = {k: v for k, v in doc.items() if k != "signature"}
+        sig = encode_b64url(PACK_KEY.sign(signing_bytes(unsigned)))
+        return {**unsigned, "signature": {"algorithm": "ed25519", "key_id": "pack-key", "signature": sig}}
+
+    trusted = {"keys": [*load(SDK / "jwks.json")["keys"],
+                        {"kty": "OKP", "crv": "Ed25519", "x": encode_b64url(raw_public_key(PACK_KEY)), "kid": "pack-key"}]}
+    result = verify_evidence_pack(signed(pack), trusted)
+    assert result.valid, result.checks
+    assert [c["check"] for c in result.checks][-2:] == ["mandates", "replay"]
+    pack["mandates"][0]["presented"] = chain.presented(pack["mandates"][0]["document"], sd_hash=sha("x"))
+    result = verify_evidence_pack(signed(pack), trusted)
+    assert not result.valid
+    assert result.failure() == "mandate_signature_invalid"
+
+
+# -- the cross-runtime vector ----------------------------------------------------------------------------------------
+
+def test_the_shared_mandate_chain_vector():
+    vector = load(VECTORS / "mandates" / "ap2-chain.json")
+    for case in vector["cases"]:
+        result = verify_ap2_presentation(case["presentation"], vector["issuer_jwks"])
+        assert result.codes() == case["want"], case["desc"]
+    for case in vector["evidence"]:
+        assert check_mandates(case["pack"]) == (True if case["want"] == "valid" else case["want"]), case["desc"]
