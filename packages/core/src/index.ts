@@ -20,3 +20,4 @@ export * from './conformance/index.ts';
 export * from './connectors/index.ts';
 export * from './marketplace/index.ts';
 export * from './rules/index.ts';
+export * from './mandates/index.ts';
