@@ -1,12 +1,13 @@
 /**
  * The authority a chain actually conveys: the intersection of every link's scope (lowest amounts, earliest
- * `valid_until`, intersected allowed lists, unioned blocked lists). Preconditions: every scope is well-formed
+ * `valid_until`, intersected allowed lists, unioned blocked lists; aar-decide/1.4.0: the lowest `budget` with its
+ * period, `allowed_merchants` intersected). Preconditions: every scope is well-formed
  * (`findMalformedScopeFields` is empty) and the chain is nested, so money limits of one field share a currency.
  * Lists keep the order of their first appearance, root first, so the result is deterministic.
  */
 import { compareInstants, parseInstant, type Instant } from './instant.ts';
 import type { AllowedListField, MoneyField } from './scope-fields.ts';
-import type { GrantScope, MinorMoney, PurchaseAction } from './types.ts';
+import type { Budget, GrantScope, MinorMoney, PurchaseAction } from './types.ts';
 
 export function computeEffectiveScope(scopes: readonly GrantScope[]): GrantScope {
   // Each field is written by name, in the order of the result's keys (a loop over key names writing `out[key]`
@@ -28,6 +29,10 @@ export function computeEffectiveScope(scopes: readonly GrantScope[]): GrantScope
   if (actions) out.allowed_actions = actions as PurchaseAction[];
   const blocked = unionBlocked(scopes);
   if (blocked) out.blocked_merchant_categories = blocked;
+  const budget = lowestBudget(scopes);
+  if (budget) out.budget = budget;
+  const merchants = intersectAllowed(scopes, 'allowed_merchants');
+  if (merchants) out.allowed_merchants = merchants;
   const leaf = scopes.length - 1;
   let mayDelegate: boolean | undefined;
   // Remaining depth below the leaf: every ancestor's allowance, less the levels already used beneath it.
@@ -52,6 +57,16 @@ function lowestLimit(scopes: readonly GrantScope[], key: MoneyField): MinorMoney
     if (value && (!lowest || value.minor < lowest.minor)) lowest = value;
   }
   return lowest && { minor: lowest.minor, currency: lowest.currency };
+}
+
+/** A copy of the lowest budget (its own period kept); the first among equals. */
+function lowestBudget(scopes: readonly GrantScope[]): Budget | undefined {
+  let lowest: Budget | undefined;
+  for (const scope of scopes) {
+    const value = scope.budget;
+    if (value && (!lowest || value.minor < lowest.minor)) lowest = value;
+  }
+  return lowest && { minor: lowest.minor, currency: lowest.currency, period: lowest.period };
 }
 
 /** The text of the earliest `valid_until`, compared as instants; the first among equal instants. */

@@ -6,3 +6,5 @@ export { MONEY_MOVING_ACTIONS, PURCHASE_ACTIONS } from './action-from-subject.ts
 export { computeBasketHash, BASKET_HASH_PATTERN } from './basket-hash.ts';
 export { computeEffectiveScope } from './effective-scope.ts';
 export { decidingChain } from './deciding-chain.ts';
+export { budgetPeriodStart } from './budget-period.ts';
+export { BUDGET_PERIODS, isBudget } from './scope-fields.ts';

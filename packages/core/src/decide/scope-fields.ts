@@ -6,14 +6,27 @@
 import { isPurchaseAction } from './action-from-subject.ts';
 import { isMinorMoney, isNonNegativeSafeInteger, isRecord, isStringArray } from './guards.ts';
 import { parseInstant } from './instant.ts';
-import type { GrantScope } from './types.ts';
+import type { Budget, GrantScope } from './types.ts';
 
 export const MONEY_FIELDS = ['max_amount_per_purchase', 'max_daily_amount', 'requires_approval_above'] as const;
 export type MoneyField = (typeof MONEY_FIELDS)[number];
 
-/** Lists a child may only shrink. */
-export const ALLOWED_LIST_FIELDS = ['allowed_merchant_categories', 'allowed_jurisdictions', 'allowed_actions'] as const;
+/** Lists a child may only shrink (`allowed_merchants`: aar-decide/1.4.0). */
+export const ALLOWED_LIST_FIELDS = [
+  'allowed_merchant_categories',
+  'allowed_jurisdictions',
+  'allowed_actions',
+  'allowed_merchants',
+] as const;
 export type AllowedListField = (typeof ALLOWED_LIST_FIELDS)[number];
+
+/** aar-decide/1.4.0: the periods a `budget` counts over. */
+export const BUDGET_PERIODS = ['day', 'week', 'month', 'year', 'total'] as const;
+
+/** `{ minor, currency, period }`: a well-formed money value with a known period. */
+export function isBudget(value: unknown): value is Budget {
+  return isMinorMoney(value) && (BUDGET_PERIODS as readonly unknown[]).includes((value as { period?: unknown }).period);
+}
 
 /** A scope's known fields as read from input, not yet checked. */
 export type UncheckedScope = { [K in keyof GrantScope]?: unknown };
@@ -50,6 +63,8 @@ export function knownScopeFields(scope: unknown): UncheckedScope {
   const allowedActions = Object.hasOwn(scope, 'allowed_actions') ? scope.allowed_actions : undefined;
   const mayDelegate = Object.hasOwn(scope, 'may_delegate') ? scope.may_delegate : undefined;
   const maxDelegationDepth = Object.hasOwn(scope, 'max_delegation_depth') ? scope.max_delegation_depth : undefined;
+  const budget = Object.hasOwn(scope, 'budget') ? scope.budget : undefined;
+  const allowedMerchants = Object.hasOwn(scope, 'allowed_merchants') ? scope.allowed_merchants : undefined;
   if (maxAmountPerPurchase !== undefined) out.max_amount_per_purchase = maxAmountPerPurchase;
   if (maxDailyAmount !== undefined) out.max_daily_amount = maxDailyAmount;
   if (requiresApprovalAbove !== undefined) out.requires_approval_above = requiresApprovalAbove;
@@ -60,6 +75,8 @@ export function knownScopeFields(scope: unknown): UncheckedScope {
   if (allowedActions !== undefined) out.allowed_actions = allowedActions;
   if (mayDelegate !== undefined) out.may_delegate = mayDelegate;
   if (maxDelegationDepth !== undefined) out.max_delegation_depth = maxDelegationDepth;
+  if (budget !== undefined) out.budget = budget;
+  if (allowedMerchants !== undefined) out.allowed_merchants = allowedMerchants;
   return out;
 }
 
@@ -76,6 +93,8 @@ export function findMalformedFields(fields: UncheckedScope): string[] {
   if (isSetBut(fields.valid_until, isTimestamp)) bad.push('valid_until');
   if (isSetBut(fields.may_delegate, isBoolean)) bad.push('may_delegate');
   if (isSetBut(fields.max_delegation_depth, isNonNegativeSafeInteger)) bad.push('max_delegation_depth');
+  if (isSetBut(fields.budget, isBudget)) bad.push('budget');
+  if (isSetBut(fields.allowed_merchants, isStringArray)) bad.push('allowed_merchants');
   return bad;
 }
 

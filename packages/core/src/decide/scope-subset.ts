@@ -19,6 +19,12 @@ export function findWiderFields(child: GrantScope, parentEffective: GrantScope):
     const p = parentEffective[key];
     if (c && p && (c.currency !== p.currency || c.minor > p.minor)) wider.push(key);
   }
+  // aar-decide/1.4.0: a budget is no larger than the parent's (same currency), whatever the two periods
+  const cbudget = child.budget;
+  const pbudget = parentEffective.budget;
+  if (cbudget && pbudget && (cbudget.currency !== pbudget.currency || cbudget.minor > pbudget.minor)) {
+    wider.push('budget');
+  }
   if (child.valid_until !== undefined && parentEffective.valid_until !== undefined) {
     const c = parseInstant(child.valid_until) as Instant;
     const p = parseInstant(parentEffective.valid_until) as Instant;

@@ -13,13 +13,21 @@ import type {
 } from '../rules/types.ts';
 import type { CheckName, Decision, ReasonCode } from './reason-codes.ts';
 
-/** aar-decide/1.3.0: a built-in reason code, or a rule pack's own `<pack name>.<code>` (its decision is the rule's). */
+/** aar-decide/1.3.0 and later: a built-in reason code, or a rule pack's own `<pack name>.<code>` (its decision is the rule's). */
 export type DecisionReason = ReasonCode | RuleReason;
 
 /** Structurally identical to core's money `Money`: integer minor units (2 decimals EUR, 0 JPY, 3 BHD). */
 export interface MinorMoney {
   minor: number;
   currency: string;
+}
+
+/** aar-decide/1.4.0: the UTC period a `budget` counts spend over (`total`: every day since the grant). */
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'year' | 'total';
+
+/** aar-decide/1.4.0: a cumulative budget, integer minor units over a UTC period (see budgetPeriodStart). */
+export interface Budget extends MinorMoney {
+  period: BudgetPeriod;
 }
 
 export type PurchaseAction =
@@ -91,6 +99,26 @@ export interface GrantScope {
   may_delegate?: boolean;
   /** how many further levels of delegation may hang below this grant (0: none) */
   max_delegation_depth?: number;
+  /**
+   * aar-decide/1.4.0: this link's own cumulative budget, enforced against the link's subtree spend in the current
+   * period (`GrantSnapshot.budget_spent`); same currency as the grant's other limits
+   */
+  budget?: Budget;
+  /** aar-decide/1.4.0: the merchant ids (as `request.merchant_id` carries them) a purchase may be made at */
+  allowed_merchants?: string[];
+}
+
+/** aar-decide/1.4.0: the mandate (AP2) or allowance (ACP) a grant was made from: its binding. */
+export interface GrantMandate {
+  /** `ns:mandate:<uuid>` or `ns:allowance:<uuid>` */
+  mandate_id: string;
+  format: 'ap2' | 'acp';
+  /** base64url SHA-256 of the stored document */
+  digest: string;
+  /** one purchase only (an ACP allowance, an AP2 closed mandate) */
+  single_use: boolean;
+  /** a single-use mandate already allowed its purchase */
+  used: boolean;
 }
 
 export type GrantState = 'active' | 'revoked' | 'suspended';
@@ -120,6 +148,14 @@ export interface GrantSnapshot {
    * aar-decide/1.1.0: a multi-link chain without it is `delegation_invalid` (fail closed).
    */
   actor_state?: EntityState;
+  /**
+   * aar-decide/1.4.0: reserved + settled in the current period of this link's own `scope.budget` against this grant
+   * and its subtree, before this request. REQUIRED when the link's own scope has `budget`: missing or malformed is
+   * `budget_exceeded` (fail closed).
+   */
+  budget_spent?: MinorMoney;
+  /** aar-decide/1.4.0: present when the grant was made from a mandate or allowance */
+  mandate?: GrantMandate;
 }
 
 export type GrantLookup = 'found' | 'authority_not_found' | 'capability_not_granted';

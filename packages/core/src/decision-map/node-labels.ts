@@ -50,12 +50,17 @@ export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode
       short: authority.outcome === 'skip' ? 'not checked' : 'no grant',
     };
   }
-  const base = grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`;
+  const mandate = mandateOf(leaf);
+  const base =
+    (grants.length === 1 ? 'direct grant' : `${grants.length}-link chain`) + (mandate ? `, ${mandate.label}` : '');
   const chain = check(result, 'chain');
   const suffix: Partial<Record<ReasonCode, string>> = {
     authority_revoked: intermediaryStopped(grants) ? ', intermediary inactive' : ', revoked',
     authority_expired: ', expired',
     delegation_invalid: ', invalid',
+    mandate_revoked: ', revoked',
+    mandate_expired: ', expired',
+    allowance_used: ', used',
   };
   const short =
     chain.outcome === 'skip' ? `${base}, not checked` : base + ((chain.reason && suffix[chain.reason]) ?? '');
@@ -65,7 +70,20 @@ export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode
     grants.length > 1 && leaf.grant_id.startsWith(GRANT_PREFIX)
       ? `${DELEGATION_PREFIX}${leaf.grant_id.slice(GRANT_PREFIX.length)}`
       : leaf.grant_id;
-  return { type: 'delegation', ref, short };
+  const node: DecisionMapNode = { type: 'delegation', ref, short };
+  if (mandate) node.mandate_ref = mandate.id;
+  return node;
+}
+
+/**
+ * The mandate binding of the deciding leaf (aar-decide/1.4.0): its id and `AP2 mandate` / `ACP allowance`; undefined
+ * when the leaf carries none or its id is not a string (a malformed binding is then not shown as a mandate).
+ */
+function mandateOf(leaf: Record<string, unknown>): { id: string; label: string } | undefined {
+  const mandate: unknown = Object.hasOwn(leaf, 'mandate') ? leaf.mandate : undefined;
+  if (!isRecord(mandate) || typeof mandate.mandate_id !== 'string' || mandate.mandate_id.length === 0) return undefined;
+  const label = mandate.format === 'acp' ? 'ACP allowance' : mandate.format === 'ap2' ? 'AP2 mandate' : 'mandate';
+  return { id: mandate.mandate_id.slice(0, 128), label };
 }
 
 /** Every link active, but some intermediary (the actor of a link that delegated further) is not. */
@@ -197,6 +215,10 @@ function scopeLabel(request: DecisionRequest, snapshot: DecisionSnapshot, result
         : 'amount not within scope';
     case 'daily_limit_exceeded':
       return isMoney(scope?.max_daily_amount) ? `above ${money(scope.max_daily_amount)} per day` : 'above daily limit';
+    case 'budget_exceeded':
+      return 'above budget';
+    case 'merchant_not_allowed':
+      return 'merchant not allowed';
   }
   const decidedBefore = isReasonCode(result.reason) ? REASON_CODES[result.reason].check : 'rules';
   if (!scope || ['payload', 'entities', 'authority', 'chain'].includes(decidedBefore)) return 'not evaluated';

@@ -32,6 +32,11 @@ export interface DecisionMapNode {
    * snapshot's order, with the digest of the signed document the snapshot carries (policyDocumentDigest)
    */
   packs?: PolicyNodePack[];
+  /**
+   * `delegation` node only, when the deciding chain's leaf grant was made from a mandate or allowance
+   * (aar-decide/1.4.0, `grant.mandate`): its id, `ns:mandate:<uuid>` or `ns:allowance:<uuid>`
+   */
+  mandate_ref?: string;
 }
 
 export interface PolicyNodePack {

@@ -2,7 +2,9 @@
  * INVARIANT: child ⊆ parent (CONTRACT section 5), judged field by field so that a refusal can name EVERY offending
  * field: lower or equal amounts in the chain's one currency, an earlier or equal `valid_until`, a lower or equal
  * `requires_approval_above`, allowed lists that are subsets, blocked lists that are supersets, the same principal
- * and instrument, a capability and `allowed_actions` that are subsets, and no more delegation levels than remain.
+ * and instrument, a capability and `allowed_actions` that are subsets, and no more delegation levels than remain;
+ * aar-decide/1.4.0: a `budget` no larger than the parent's (same currency, any period) and `allowed_merchants` a
+ * subset of the parent's.
  * The child's own fields are compared with the parent's EFFECTIVE scope (each ancestor's own fields over its
  * parent's), so an omitted field inherits and never widens. The same function judges a new grant in the server and
  * every link in the offline verifier. Preconditions: every scope is well-formed (decide's form, minor units).
@@ -62,7 +64,8 @@ export function findAttenuationViolations(child: LinkTerms, ancestors: readonly 
 
 function findScopeViolations(own: GrantScope, parent: GrantScope, intersection: GrantScope): AttenuationViolation[] {
   const out: AttenuationViolation[] = [];
-  const currency = MONEY_FIELDS.map((key) => parent[key]?.currency).find((c) => c !== undefined);
+  const currency =
+    MONEY_FIELDS.map((key) => parent[key]?.currency).find((c) => c !== undefined) ?? parent.budget?.currency;
   for (const key of MONEY_FIELDS) {
     const c = own[key];
     if (!c) continue;
@@ -75,6 +78,18 @@ function findScopeViolations(own: GrantScope, parent: GrantScope, intersection: 
     } else if (p && c.minor > p.minor) {
       out.push({ path: `/scope/${key}`, message: `must be at most ${money(p)}, the parent's` });
     }
+  }
+  const budget = own.budget;
+  if (budget && currency !== undefined && budget.currency !== currency) {
+    out.push({
+      path: '/scope/budget/currency',
+      message: `must be \`${currency}\`, the currency of the parent's limits`,
+    });
+  } else if (budget && parent.budget && budget.minor > parent.budget.minor) {
+    out.push({
+      path: '/scope/budget',
+      message: `must be at most ${money(parent.budget)}, the parent's budget (per ${parent.budget.period})`,
+    });
   }
   if (own.valid_until !== undefined && parent.valid_until !== undefined) {
     const c = parseInstant(own.valid_until);

@@ -7,14 +7,20 @@
 import { isPurchaseAction } from '../decide/action-from-subject.ts';
 import { isNonNegativeSafeInteger, isRecord, isStringArray, ownValue } from '../decide/guards.ts';
 import { parseInstant } from '../decide/instant.ts';
-import { MONEY_FIELDS } from '../decide/scope-fields.ts';
-import type { GrantScope, PurchaseAction } from '../decide/types.ts';
+import { BUDGET_PERIODS, MONEY_FIELDS } from '../decide/scope-fields.ts';
+import type { BudgetPeriod, GrantScope, PurchaseAction } from '../decide/types.ts';
 import { parseAmount } from '../money/money.ts';
 
-const LIST_FIELDS = ['allowed_merchant_categories', 'blocked_merchant_categories', 'allowed_jurisdictions'] as const;
+const LIST_FIELDS = [
+  'allowed_merchant_categories',
+  'blocked_merchant_categories',
+  'allowed_jurisdictions',
+  'allowed_merchants',
+] as const;
 const KNOWN: ReadonlySet<string> = new Set([
   ...MONEY_FIELDS,
   ...LIST_FIELDS,
+  'budget',
   'valid_until',
   'allowed_actions',
   'may_delegate',
@@ -42,6 +48,21 @@ export function readWireScope(value: unknown): ReadWireScopeResult {
       scope[key] = parseAmount(money.amount, money.currency, '', '');
     } catch {
       malformed.push(key);
+    }
+  }
+  // aar-decide/1.4.0: `{ amount, currency, period }`, money like the limits above plus its period
+  const budget = ownValue(value, 'budget');
+  if (budget !== undefined) {
+    try {
+      if (!isRecord(budget) || Object.keys(budget).some((k) => k !== 'amount' && k !== 'currency' && k !== 'period')) {
+        throw new Error();
+      }
+      const period = budget.period;
+      if (!(BUDGET_PERIODS as readonly unknown[]).includes(period)) throw new Error();
+      const money = parseAmount(budget.amount, budget.currency, '', '');
+      scope.budget = { minor: money.minor, currency: money.currency, period: period as BudgetPeriod };
+    } catch {
+      malformed.push('budget');
     }
   }
   for (const key of LIST_FIELDS) {

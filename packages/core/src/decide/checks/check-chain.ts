@@ -4,6 +4,10 @@
  * order across the whole chain (any revoked link names `authority_revoked` even when another is expired), so a
  * revocation always reads as a revocation. Attacker assumption: the chain may be reordered, cut, looped, or hold a
  * link wider than its parent; each of those is `delegation_invalid`.
+ * aar-decide/1.4.0: a link made from a mandate or allowance (`grant.mandate`) names its own reasons: revoked is
+ * `mandate_revoked`, expired `mandate_expired` (the first failing link, root first, names the reason, so a revoked
+ * principal grant above a mandate still reads `authority_revoked`), and then a single-use one already used is
+ * `allowance_used`. A snapshot without `mandate` decides exactly as before.
  */
 import { actionsCoveredBy } from '../action-from-subject.ts';
 import { isNonEmptyString, isRecord, ownValue } from '../guards.ts';
@@ -18,6 +22,13 @@ export function checkChain(ctx: CheckContext): CheckVerdict {
   const { grants } = ctx;
   for (const grant of grants) {
     if (grant.state !== 'active') {
+      const mandate = ownValue(grant, 'mandate');
+      if (mandate !== undefined) {
+        return fail(
+          'mandate_revoked',
+          `${mandateOf(mandate)} of grant ${quote(grant.grant_id)} is ${quote(grant.state)}`,
+        );
+      }
       return fail('authority_revoked', `grant ${quote(grant.grant_id)} is ${quote(grant.state)}`);
     }
   }
@@ -39,10 +50,23 @@ export function checkChain(ctx: CheckContext): CheckVerdict {
     if (!until) return fail('authority_expired', `grant ${quote(grant.grant_id)} valid_until is not a timestamp`);
     if (!ctx.now) return fail('authority_expired', '`now` is not a valid timestamp');
     if (compareInstants(until, ctx.now) <= 0) {
+      const mandate = ownValue(grant, 'mandate');
+      if (mandate !== undefined) {
+        return fail(
+          'mandate_expired',
+          `${mandateOf(mandate)} of grant ${quote(grant.grant_id)} expired at ${quote(validUntil)}`,
+        );
+      }
       return fail('authority_expired', `grant ${quote(grant.grant_id)} expired at ${quote(validUntil)}`);
     }
   }
   if (!ctx.now) return fail('authority_expired', '`now` is not a valid timestamp');
+  for (const grant of grants) {
+    const mandate = ownValue(grant, 'mandate');
+    if (ownValue(mandate, 'single_use') === true && ownValue(mandate, 'used') === true) {
+      return fail('allowance_used', `${mandateOf(mandate)} of grant ${quote(grant.grant_id)} was used`);
+    }
+  }
   const scopes: GrantScope[] = [];
   const invalid = findDelegationProblem(grants, scopes);
   if (invalid) return fail('delegation_invalid', invalid);
@@ -65,6 +89,9 @@ function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantSc
     const malformed = isRecord(scope) ? findMalformedFields(fields) : ['scope'];
     if (malformed.length > 0) return `grant ${quote(grant.grant_id)} has malformed ${malformed.join(', ')}`;
     if (grant.signature_valid !== true) return `grant ${quote(grant.grant_id)} signature does not verify`;
+    const mandate = ownValue(grant, 'mandate');
+    if (mandate !== undefined && !isGrantMandate(mandate))
+      return `grant ${quote(grant.grant_id)} has malformed mandate`;
     if (i < last && ownValue(grant, 'actor_state') === undefined) {
       return `grant ${quote(grant.grant_id)} does not say whether its actor (an intermediary) is active`;
     }
@@ -104,4 +131,23 @@ function findDelegationProblem(grants: readonly GrantSnapshot[], scopes: GrantSc
     }
   }
   return undefined;
+}
+
+/** `mandate \`<id>\``, or `mandate` alone when the binding has no readable id (it is then malformed too). */
+function mandateOf(mandate: unknown): string {
+  const id = ownValue(mandate, 'mandate_id');
+  return typeof id === 'string' ? `mandate ${quote(id)}` : 'mandate';
+}
+
+/** aar-decide/1.4.0: `{ mandate_id, format: "ap2" | "acp", digest, single_use, used }`, each of its type. */
+function isGrantMandate(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const format = ownValue(value, 'format');
+  return (
+    isNonEmptyString(ownValue(value, 'mandate_id')) &&
+    (format === 'ap2' || format === 'acp') &&
+    isNonEmptyString(ownValue(value, 'digest')) &&
+    typeof ownValue(value, 'single_use') === 'boolean' &&
+    typeof ownValue(value, 'used') === 'boolean'
+  );
 }

@@ -1,7 +1,8 @@
 /**
  * Step 5: the merchant is registered, active, and allowed by every link of the chain. An unknown merchant is denied
  * (fail closed). The merchant is required when the request names one or the action moves money; otherwise the check
- * is skipped. Categories and jurisdictions compare as exact strings (CONTRACT section 11).
+ * is skipped. Categories and jurisdictions compare as exact strings (CONTRACT section 11). aar-decide/1.4.0: a link's
+ * `allowed_merchants` must list the merchant id (exact string), checked right after the merchant is known.
  * Precondition: the chain check passed, so `ctx.scopes` holds well-formed scopes.
  */
 import { MONEY_MOVING_ACTIONS } from '../action-from-subject.ts';
@@ -25,6 +26,15 @@ export function checkMerchant(ctx: CheckContext): CheckVerdict {
   const { category, jurisdiction } = merchant;
   if (!isNonEmptyString(category) || !isNonEmptyString(jurisdiction)) {
     return fail('merchant_unknown', 'merchant has no category or jurisdiction');
+  }
+  for (let i = 0; i < scopes.length; i++) {
+    const allowed = scopes[i]!.allowed_merchants;
+    if (allowed && !allowed.includes(merchant.merchant_id)) {
+      return fail(
+        'merchant_not_allowed',
+        `merchant ${quote(merchant.merchant_id)} not allowed by grant ${idOf(grants, i)}`,
+      );
+    }
   }
   for (let i = 0; i < scopes.length; i++) {
     const scope = scopes[i]!;

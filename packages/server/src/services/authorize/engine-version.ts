@@ -7,6 +7,12 @@
  *        (counters, local time); after checks 1-7 the enforce packs' first matched deny decides with its
  *        `<pack>.<code>` reason, a matched require_approval asks for approval, matched rules add obligations and stop
  *        conditions; `diagnostics.rules` and `result.shadow`. A snapshot without `policy_set` decides as 1.2.0.
+ * 1.4.0: mandates and budgets (CONTRACT section 21, DESIGN-29 section 3): scope fields `budget` (checked after the
+ *        daily limit against `grant.budget_spent`, execute only; missing or malformed spend is `budget_exceeded`)
+ *        and `allowed_merchants` (`merchant_not_allowed`, right after `merchant_unknown`); `grant.mandate` names
+ *        `mandate_revoked` / `mandate_expired` for a revoked / expired link made from a mandate, then
+ *        `allowance_used`; the decision map's delegation node gets `mandate_ref`. A snapshot without these members
+ *        decides as 1.3.0.
  * Replay accepts every earlier version (core evidence/replay-decision.ts).
  */
-export const ENGINE_VERSION = 'aar-decide/1.3.0';
+export const ENGINE_VERSION = 'aar-decide/1.4.0';

@@ -1,7 +1,10 @@
 import type { GrantScope, PurchaseAction } from '@aar/core';
 import type { StoredScope } from '../grants/grant-scope.ts';
 
-/** The stored scope in decide's terms: the same money (minor units), actions without their `purchase.` prefix. */
+/**
+ * The stored scope in decide's terms: the same money (minor units; `budget` keeps its period), actions without their
+ * `purchase.` prefix, merchant ids as stored (plain).
+ */
 export function toDecideScope(stored: StoredScope): GrantScope {
   const { allowed_actions, ...rest } = stored;
   const scope: GrantScope = { ...rest };
