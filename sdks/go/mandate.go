@@ -3,15 +3,21 @@ package aar
 // Offline verification of AP2 mandate presentations (issue 29, DESIGN-29 section 8), as an evidence pack carries
 // them: SD-JWT hops joined by "~~", each hop `jwt~disclosure~...~`.
 //
-// What a presentation must satisfy here (time is not checked: a pack is re-verified long after the purchase):
+// What a presentation must satisfy here (time and audience are not checked: a pack is re-verified long after the
+// purchase, by someone who is not the audience). The codes and pointers are core's (packages/core/src/mandates/):
 //   - hop 0's JWS verifies against a key of the issuer's JWKS the caller passes (never a key the token names: `jwk`,
-//     `jku`, `x5c` headers are ignored); no usable key gives `issuer_key_unknown`;
+//     `jku`, `x5c` headers are ignored), chosen as core does: by the payload's `iss` (which must be the issuer when
+//     the caller names one) and the header `kid`; a key that declares its `alg` is used with that one only; no
+//     usable key gives `issuer_key_unknown`, and so does a hop 0 that is itself a `kb+sd-jwt`;
 //   - every disclosure's digest (SHA-256, base64url; `_sd_alg` absent or `sha-256`) is referenced exactly once, from an
 //     `_sd` array (`[salt, name, value]`) or an array element `{"...": digest}` (`[salt, value]`), up to
 //     MandateMaxDepth; an unreferenced, duplicated or malformed disclosure fails;
 //   - each later hop has `typ` `kb+sd-jwt`, is signed by the `cnf.jwk` of the previous hop's disclosed mandate (or
-//     the previous hop's top-level `cnf`), and its `sd_hash` is base64url(SHA-256(previous hop text with its '~'));
-//   - ES256 (raw r||s, 64 bytes) and EdDSA (Ed25519) only; `alg: none` and every other alg are refused.
+//     the previous hop's top-level `cnf`), carries a string `nonce`, a numeric `iat`, a string `aud`, and its
+//     `sd_hash` is base64url(SHA-256(previous hop text with its '~'));
+//   - a closed checkout mandate's `checkout_hash` is the SHA-256 of its disclosed `checkout_jwt`, and a closed
+//     payment mandate's `transaction_id` that same hash when both are in the chain (`sd_hash_mismatch`);
+//   - ES256, ES384 (raw r||s) and EdDSA (Ed25519) only; `alg: none` and every other alg are refused; at most 8 hops.
 //
 // Attacker assumption: the presentation is anything at all; nothing panics, every failure is a MandateError with the
 // DESIGN's codes. Same rules, paths and codes as the Python SDK's mandates.py.
@@ -20,6 +26,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/sha256"
+	"crypto/sha512"
 	"fmt"
 	"math/big"
 	"sort"
@@ -31,7 +38,9 @@ const (
 	MandateMaxBytes = 65536
 	// MandateMaxDepth bounds the nesting of a hop's payload and disclosed values.
 	MandateMaxDepth = 16
-	kbTyp           = "kb+sd-jwt"
+	// MandateMaxHops bounds the hops of a presentation (issuer, user device, agent, sub-agents...).
+	MandateMaxHops = 8
+	kbTyp          = "kb+sd-jwt"
 )
 
 // MandateError is one refusal: a JSON pointer into the presentation, a DESIGN-29 code and a detail for people.
@@ -102,14 +111,19 @@ func refuse(path, code, format string, args ...any) *mandateRefusal {
 }
 
 // VerifyAp2Presentation verifies every signature and digest of an AP2 presentation that can be checked offline.
-// issuerJWKS is `{"keys": [...]}` (nil when no issuer key is known).
-func VerifyAp2Presentation(presentation string, issuerJWKS any) Ap2Verification {
+// issuerJWKS is `{"keys": [...]}` (nil when no issuer key is known); issuer, when not empty, is the only `iss` hop 0
+// may name.
+func VerifyAp2Presentation(presentation string, issuerJWKS any, issuer string) Ap2Verification {
 	out := Ap2Verification{Digest: MandateDigest(presentation)}
 	if len(presentation) > MandateMaxBytes {
 		out.Errors = append(out.Errors, MandateError{"/presentation", "schema_invalid", fmt.Sprintf("larger than %d bytes", MandateMaxBytes)})
 		return out
 	}
 	texts := SplitAp2Hops(presentation)
+	if len(texts) > MandateMaxHops {
+		out.Errors = append(out.Errors, MandateError{"/presentation", "schema_invalid", fmt.Sprintf("more than %d hops", MandateMaxHops)})
+		return out
+	}
 	for i, text := range texts {
 		hop, refused := parseAp2Hop(i, text)
 		if refused != nil {
@@ -123,21 +137,23 @@ func VerifyAp2Presentation(presentation string, issuerJWKS any) Ap2Verification 
 		if i > 0 {
 			previous = &out.Hops[i-1]
 		}
-		if refused := checkAp2Signature(out.Hops[i], previous, issuerJWKS); refused != nil {
+		if refused := checkAp2Signature(out.Hops[i], previous, issuerJWKS, issuer); refused != nil {
 			out.Errors = append(out.Errors, refused.err)
 		}
+		out.Errors = append(out.Errors, keyBindingClaims(out.Hops[i], previous)...)
 	}
+	out.Errors = append(out.Errors, checkoutBindings(out.Hops)...)
 	return out
 }
 
-func decodeB64JSON(text, path, what string) (any, *mandateRefusal) {
+func decodeB64JSON(text, path, what, code string) (any, *mandateRefusal) {
 	raw, ok := decodeBase64URLStrict(text)
-	if !ok {
-		return nil, refuse(path, "schema_invalid", "%s is not unpadded base64url", what)
+	if !ok || text == "" {
+		return nil, refuse(path, code, "%s is not unpadded base64url", what)
 	}
 	v, err := ParseJSON(raw)
 	if err != nil {
-		return nil, refuse(path, "schema_invalid", "%s is not JSON: %v", what, err)
+		return nil, refuse(path, code, "%s is not JSON: %v", what, err)
 	}
 	return v, nil
 }
@@ -149,50 +165,45 @@ func parseAp2Hop(index int, text string) (Ap2Hop, *mandateRefusal) {
 	}
 	parts := strings.Split(text[:len(text)-1], "~")
 	jwt, disclosureTexts := parts[0], parts[1:]
-	for _, t := range disclosureTexts {
-		if t == "" {
-			return Ap2Hop{}, refuse(base, "schema_invalid", "an empty disclosure")
-		}
-	}
 	segments := strings.Split(jwt, ".")
 	if len(segments) != 3 {
-		return Ap2Hop{}, refuse(base+"/jwt", "schema_invalid", "a JWS in compact form has three parts")
+		return Ap2Hop{}, refuse(base+"/jws", "schema_invalid", "a JWS in compact form has three parts")
 	}
-	headerValue, r := decodeB64JSON(segments[0], base+"/jwt/header", "the JWS header")
+	headerValue, r := decodeB64JSON(segments[0], base+"/jws", "the JWS header", "schema_invalid")
 	if r != nil {
 		return Ap2Hop{}, r
 	}
-	payloadValue, r := decodeB64JSON(segments[1], base+"/jwt/payload", "the JWS payload")
+	payloadValue, r := decodeB64JSON(segments[1], base+"/jws", "the JWS payload", "schema_invalid")
 	if r != nil {
 		return Ap2Hop{}, r
 	}
 	header, okH := headerValue.(map[string]any)
 	payload, okP := payloadValue.(map[string]any)
 	if !okH || !okP {
-		return Ap2Hop{}, refuse(base+"/jwt", "schema_invalid", "the JWS header and payload are JSON objects")
+		return Ap2Hop{}, refuse(base+"/jws", "schema_invalid", "the JWS header and payload are JSON objects")
 	}
 	alg, _ := header["alg"].(string)
-	if alg != "ES256" && alg != "EdDSA" {
-		return Ap2Hop{}, refuse(base+"/jwt/header/alg", "signature_invalid", "alg %s is not accepted (ES256, EdDSA)", quote(header["alg"]))
+	if alg != "ES256" && alg != "ES384" && alg != "EdDSA" {
+		return Ap2Hop{}, refuse(base+"/header/alg", "signature_invalid", "alg %s is not accepted (ES256, ES384, EdDSA)", quote(header["alg"]))
+	}
+	if _, ok := decodeBase64URLStrict(segments[2]); !ok || segments[2] == "" {
+		return Ap2Hop{}, refuse(base+"/jws/signature", "signature_invalid", "the signature is not unpadded base64url")
 	}
 	if _, crit := header["crit"]; crit {
-		return Ap2Hop{}, refuse(base+"/jwt/header/crit", "schema_invalid", "no critical header extension is understood")
+		return Ap2Hop{}, refuse(base+"/header/crit", "schema_invalid", "no critical header extension is understood")
 	}
 	typ, _ := header["typ"].(string)
 	if index > 0 && typ != kbTyp {
-		return Ap2Hop{}, refuse(base+"/jwt/header/typ", "key_binding_invalid", "a delegated hop has typ %s", kbTyp)
-	}
-	if _, ok := decodeBase64URLStrict(segments[2]); !ok {
-		return Ap2Hop{}, refuse(base+"/jwt/signature", "schema_invalid", "the signature is not unpadded base64url")
+		return Ap2Hop{}, refuse(base+"/header/typ", "key_binding_invalid", "a hop after the first has typ %s", kbTyp)
 	}
 	if sdAlg, present := payload["_sd_alg"]; present && sdAlg != "sha-256" {
-		return Ap2Hop{}, refuse(base+"/jwt/payload/_sd_alg", "schema_invalid", "_sd_alg must be sha-256")
+		return Ap2Hop{}, refuse(base+"/payload/_sd_alg", "disclosure_digest_mismatch", "only sha-256 disclosure digests are supported")
 	}
 	ds, r := parseDisclosures(disclosureTexts, base)
 	if r != nil {
 		return Ap2Hop{}, r
 	}
-	resolved, r := ds.resolve(payload, base+"/jwt/payload", 0)
+	resolved, r := ds.resolve(payload, base+"/payload", 0)
 	if r != nil {
 		return Ap2Hop{}, r
 	}
@@ -219,21 +230,21 @@ func parseDisclosures(texts []string, base string) (*disclosureSet, *mandateRefu
 	ds := &disclosureSet{byDigest: map[string]disclosure{}, used: map[string]bool{}}
 	for i, text := range texts {
 		path := fmt.Sprintf("%s/disclosures/%d", base, i)
-		v, r := decodeB64JSON(text, path, "the disclosure")
+		v, r := decodeB64JSON(text, path, "the disclosure", "disclosure_digest_mismatch")
 		if r != nil {
 			return nil, r
 		}
 		arr, ok := v.([]any)
 		if !ok || (len(arr) != 2 && len(arr) != 3) {
-			return nil, refuse(path, "schema_invalid", "a disclosure is [salt, value] or [salt, name, value]")
+			return nil, refuse(path, "disclosure_digest_mismatch", "a disclosure is [salt, value] or [salt, name, value]")
 		}
 		if _, ok := arr[0].(string); !ok {
-			return nil, refuse(path, "schema_invalid", "a disclosure is [salt, value] or [salt, name, value]")
+			return nil, refuse(path, "disclosure_digest_mismatch", "a disclosure is [salt, value] or [salt, name, value]")
 		}
 		if len(arr) == 3 {
 			name, ok := arr[1].(string)
-			if !ok || name == "_sd" || name == "..." {
-				return nil, refuse(path, "schema_invalid", "a disclosure's claim name must be a string other than _sd and ...")
+			if !ok || name == "_sd" || name == "..." || name == "_sd_alg" {
+				return nil, refuse(path, "disclosure_digest_mismatch", "a disclosure's claim name must be a string other than _sd, _sd_alg and ...")
 			}
 		}
 		digest := MandateDigest(text)
@@ -248,7 +259,7 @@ func parseDisclosures(texts []string, base string) (*disclosureSet, *mandateRefu
 func (ds *disclosureSet) take(digest any, path string, arrayElement bool) ([]any, *mandateRefusal) {
 	d, ok := digest.(string)
 	if !ok {
-		return nil, refuse(path, "schema_invalid", "a digest must be a string")
+		return nil, refuse(path, "disclosure_digest_mismatch", "a digest must be a string")
 	}
 	if ds.used[d] {
 		return nil, refuse(path, "disclosure_digest_mismatch", "a digest is referenced twice")
@@ -291,7 +302,7 @@ func (ds *disclosureSet) resolve(value any, path string, depth int) (any, *manda
 			if obj, ok := item.(map[string]any); ok {
 				if digest, has := obj["..."]; has {
 					if len(obj) != 1 {
-						return nil, refuse(itemPath, "schema_invalid", "an array element digest object has one member")
+						return nil, refuse(itemPath, "disclosure_digest_mismatch", "an array element digest object has one member")
 					}
 					disclosed, r := ds.take(digest, itemPath, true)
 					if r != nil {
@@ -315,6 +326,9 @@ func (ds *disclosureSet) resolve(value any, path string, depth int) (any, *manda
 		}
 		return out, nil
 	case map[string]any:
+		if _, has := v["..."]; has {
+			return nil, refuse(path+"/...", "disclosure_digest_mismatch", "the member ... is allowed only as an array element digest")
+		}
 		out := map[string]any{}
 		keys := make([]string, 0, len(v))
 		for k := range v {
@@ -334,7 +348,7 @@ func (ds *disclosureSet) resolve(value any, path string, depth int) (any, *manda
 		if sd, has := v["_sd"]; has && sd != nil {
 			list, ok := sd.([]any)
 			if !ok {
-				return nil, refuse(path+"/_sd", "schema_invalid", "_sd must be an array of digests")
+				return nil, refuse(path+"/_sd", "disclosure_digest_mismatch", "_sd must be an array of digests")
 			}
 			for i, digest := range list {
 				itemPath := fmt.Sprintf("%s/_sd/%d", path, i)
@@ -377,27 +391,38 @@ func mandatePublicKey(jwk any, alg string) mandateKey {
 		}
 		return decodeBase64URLStrict(s)
 	}
-	switch {
-	case alg == "ES256" && m["kty"] == "EC" && m["crv"] == "P-256":
+	if declared, has := m["alg"]; has && declared != alg && !(alg == "EdDSA" && declared == "Ed25519") {
+		return nil
+	}
+	curves := map[string]struct {
+		crv   string
+		curve elliptic.Curve
+		size  int
+		hash  func([]byte) []byte
+	}{
+		"ES256": {"P-256", elliptic.P256(), 32, func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }},
+		"ES384": {"P-384", elliptic.P384(), 48, func(b []byte) []byte { s := sha512.Sum384(b); return s[:] }},
+	}
+	if c, ok := curves[alg]; ok && m["kty"] == "EC" && m["crv"] == c.crv {
 		x, okX := text("x")
 		y, okY := text("y")
-		if !okX || !okY || len(x) != 32 || len(y) != 32 {
+		if !okX || !okY || len(x) != c.size || len(y) != c.size {
 			return nil
 		}
-		curve := elliptic.P256()
 		px, py := new(big.Int).SetBytes(x), new(big.Int).SetBytes(y)
-		if !curve.IsOnCurve(px, py) {
+		if !c.curve.IsOnCurve(px, py) {
 			return nil
 		}
-		key := &ecdsa.PublicKey{Curve: curve, X: px, Y: py}
+		key := &ecdsa.PublicKey{Curve: c.curve, X: px, Y: py}
 		return func(message, signature []byte) bool {
-			if len(signature) != 64 {
+			if len(signature) != 2*c.size {
 				return false
 			}
-			sum := sha256.Sum256(message)
-			r, s := new(big.Int).SetBytes(signature[:32]), new(big.Int).SetBytes(signature[32:])
-			return ecdsa.Verify(key, sum[:], r, s)
+			r, s := new(big.Int).SetBytes(signature[:c.size]), new(big.Int).SetBytes(signature[c.size:])
+			return ecdsa.Verify(key, c.hash(message), r, s)
 		}
+	}
+	switch {
 	case alg == "EdDSA" && m["kty"] == "OKP" && m["crv"] == "Ed25519":
 		x, ok := text("x")
 		if !ok || len(x) != 32 {
@@ -408,15 +433,27 @@ func mandatePublicKey(jwk any, alg string) mandateKey {
 	return nil
 }
 
-func issuerKeys(issuerJWKS any, header map[string]any, alg string) []mandateKey {
+// issuerKeys is core's issuerCandidates for one configured issuer: with a payload `iss` (which must be the issuer
+// when one is named), the keys without a kid or with the header's; without `iss`, only keys with exactly that kid.
+func issuerKeys(issuerJWKS any, issuer string, iss, kidValue any, alg string) []mandateKey {
 	keys, _ := get(issuerJWKS, "keys").([]any)
-	kid, hasKid := header["kid"].(string)
+	_, hasIss := iss.(string)
+	if iss != nil && (!hasIss || (issuer != "" && iss != issuer)) {
+		return nil
+	}
+	kid, hasKid := kidValue.(string)
+	if !hasIss && !hasKid {
+		return nil
+	}
 	out := []mandateKey{}
 	for _, jwk := range keys {
-		if m, ok := jwk.(map[string]any); ok && hasKid {
-			if named, present := m["kid"]; present && named != kid {
-				continue
-			}
+		m, ok := jwk.(map[string]any)
+		if !ok {
+			continue
+		}
+		named, present := m["kid"]
+		if !hasIss && named != kid || hasIss && hasKid && present && named != kid {
+			continue
 		}
 		if k := mandatePublicKey(jwk, alg); k != nil {
 			out = append(out, k)
@@ -425,29 +462,23 @@ func issuerKeys(issuerJWKS any, header map[string]any, alg string) []mandateKey 
 	return out
 }
 
-// cnfKeys are the keys a hop delegates to: its disclosed mandates' `cnf.jwk`, else its top-level `cnf.jwk`.
+// cnfKeys are the keys a hop delegates to: its top-level `cnf.jwk` and its disclosed mandates' `cnf.jwk`.
 func cnfKeys(hop *Ap2Hop) []any {
 	out := []any{}
-	for _, m := range hop.Mandates {
-		if jwk, ok := get(get(m, "cnf"), "jwk").(map[string]any); ok {
-			out = append(out, jwk)
-		}
-	}
-	if len(out) == 0 {
-		if jwk, ok := get(hop.Payload["cnf"], "jwk").(map[string]any); ok {
+	for _, holder := range append([]any{hop.Payload}, hop.Mandates...) {
+		if jwk, ok := get(get(holder, "cnf"), "jwk").(map[string]any); ok {
 			out = append(out, jwk)
 		}
 	}
 	return out
 }
 
-func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any) *mandateRefusal {
+func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer string) *mandateRefusal {
 	base := fmt.Sprintf("/presentation/hops/%d", hop.Index)
 	jwt := strings.SplitN(hop.Text, "~", 2)[0]
 	segments := strings.Split(jwt, ".")
 	headerBytes, _ := decodeBase64URLStrict(segments[0])
 	headerValue, _ := ParseJSON(headerBytes)
-	header, _ := headerValue.(map[string]any)
 	message := []byte(segments[0] + "." + segments[1])
 	signature, _ := decodeBase64URLStrict(segments[2])
 	verifies := func(keys []mandateKey) bool {
@@ -459,17 +490,17 @@ func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any) *mandateRef
 		return false
 	}
 	if previous == nil {
-		keys := issuerKeys(issuerJWKS, header, hop.Alg)
+		if hop.Typ == kbTyp {
+			return refuse(base+"/header", "issuer_key_unknown", "hop 0 is a key-binding JWT: the key that signs it is the cnf of a mandate not presented")
+		}
+		keys := issuerKeys(issuerJWKS, issuer, hop.Payload["iss"], get(headerValue, "kid"), hop.Alg)
 		if len(keys) == 0 {
-			return refuse(base+"/jwt", "issuer_key_unknown", "no key of the issuer's JWKS matches this hop's kid and alg")
+			return refuse(base+"/header/kid", "issuer_key_unknown", "no key of the issuer's JWKS matches this hop's iss, kid and alg")
 		}
 		if !verifies(keys) {
-			return refuse(base+"/jwt/signature", "signature_invalid", "the issuer's signature does not verify")
+			return refuse(base+"/jws/signature", "signature_invalid", "no key of the issuer verifies the signature")
 		}
 		return nil
-	}
-	if hop.Payload["sd_hash"] != MandateDigest(previous.Text) {
-		return refuse(base+"/jwt/payload/sd_hash", "sd_hash_mismatch", "sd_hash is not the hash of the previous hop")
 	}
 	keys := []mandateKey{}
 	for _, jwk := range cnfKeys(previous) {
@@ -478,10 +509,69 @@ func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any) *mandateRef
 		}
 	}
 	if len(keys) == 0 {
-		return refuse(base+"/jwt", "key_binding_invalid", "hop %d discloses no cnf key usable with %s", previous.Index, hop.Alg)
+		return refuse(base+"/jws/signature", "key_binding_invalid", "hop %d discloses no cnf key usable with %s", previous.Index, hop.Alg)
 	}
 	if !verifies(keys) {
-		return refuse(base+"/jwt/signature", "key_binding_invalid", "the key-binding signature does not verify against the previous hop's cnf key")
+		return refuse(base+"/jws/signature", "key_binding_invalid", "not signed by a cnf key that hop %d discloses", previous.Index)
 	}
 	return nil
+}
+
+// keyBindingClaims checks a `kb+sd-jwt` hop's nonce, iat, aud and sd_hash (the audience itself is the service's
+// check, not an offline one).
+func keyBindingClaims(hop Ap2Hop, previous *Ap2Hop) []MandateError {
+	if hop.Typ != kbTyp {
+		return nil
+	}
+	base := fmt.Sprintf("/presentation/hops/%d/payload", hop.Index)
+	out := []MandateError{}
+	if nonce, ok := hop.Payload["nonce"].(string); !ok || nonce == "" {
+		out = append(out, MandateError{base + "/nonce", "key_binding_invalid", "a key-binding hop needs a string nonce"})
+	}
+	if _, ok := hop.Payload["iat"].(float64); !ok {
+		out = append(out, MandateError{base + "/iat", "key_binding_invalid", "a key-binding hop needs a numeric iat"})
+	}
+	if _, ok := hop.Payload["aud"].(string); !ok {
+		out = append(out, MandateError{base + "/aud", "key_binding_invalid", "a key-binding hop needs a string aud"})
+	}
+	sdHash, ok := hop.Payload["sd_hash"].(string)
+	switch {
+	case !ok:
+		out = append(out, MandateError{base + "/sd_hash", "key_binding_invalid", "a key-binding hop needs sd_hash"})
+	case previous != nil && sdHash != MandateDigest(previous.Text):
+		out = append(out, MandateError{base + "/sd_hash", "sd_hash_mismatch", fmt.Sprintf("does not match the SHA-256 of hop %d", previous.Index)})
+	}
+	return out
+}
+
+// checkoutBindings: a closed checkout's `checkout_hash` is the SHA-256 of its `checkout_jwt`; a closed payment's
+// `transaction_id` is that hash when both are in the chain (core's checkBindings, the first mandate of each type).
+func checkoutBindings(hops []Ap2Hop) []MandateError {
+	first := func(vct string) (string, map[string]any) {
+		for _, hop := range hops {
+			for i, m := range hop.Mandates {
+				if content, ok := m.(map[string]any); ok && content["vct"] == vct {
+					return fmt.Sprintf("/presentation/hops/%d/mandates/%d", hop.Index, i), content
+				}
+			}
+		}
+		return "", nil
+	}
+	out := []MandateError{}
+	checkoutPath, checkout := first("mandate.checkout.1")
+	paymentPath, payment := first("mandate.payment.1")
+	if checkout == nil {
+		return out
+	}
+	hash, isText := checkout["checkout_hash"].(string)
+	if !isText {
+		out = append(out, MandateError{checkoutPath + "/checkout_hash", "schema_invalid", "must be a string"})
+	} else if jwt, ok := checkout["checkout_jwt"].(string); ok && MandateDigest(jwt) != hash {
+		out = append(out, MandateError{checkoutPath + "/checkout_hash", "sd_hash_mismatch", "is not the SHA-256 of the disclosed checkout_jwt"})
+	}
+	if payment != nil && !strictEqual(payment["transaction_id"], checkout["checkout_hash"]) {
+		out = append(out, MandateError{paymentPath + "/transaction_id", "sd_hash_mismatch",
+			fmt.Sprintf("is not the checkout_hash of the closed checkout mandate (%s)", checkoutPath)})
+	}
+	return out
 }

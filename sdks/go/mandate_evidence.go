@@ -31,9 +31,9 @@ func snapshotMandateBindings(snapshot any) []any {
 }
 
 type mandateEntry struct {
-	id, format, digest, document string
-	issuerJWKS                   any
-	presented                    *string
+	id, format, digest, document, issuer string
+	issuerJWKS                           any
+	presented                            *string
 }
 
 func parseMandateEntries(v any) ([]mandateEntry, bool) {
@@ -48,6 +48,7 @@ func parseMandateEntries(v any) ([]mandateEntry, bool) {
 			return nil, false
 		}
 		e := mandateEntry{issuerJWKS: m["issuer_jwks"]}
+		e.issuer, _ = m["issuer"].(string)
 		for name, dst := range map[string]*string{"mandate_id": &e.id, "format": &e.format, "digest": &e.digest, "document": &e.document} {
 			s, ok := m[name].(string)
 			if !ok {
@@ -128,7 +129,7 @@ func checkMandateEntry(e mandateEntry) string {
 		texts = append(texts, *e.presented)
 	}
 	for _, text := range texts {
-		if !VerifyAp2Presentation(text, e.issuerJWKS).OK() {
+		if !VerifyAp2Presentation(text, e.issuerJWKS, e.issuer).OK() {
 			return "mandate_signature_invalid"
 		}
 	}

@@ -12,10 +12,12 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -40,12 +42,21 @@ func newP256(t testing.TB) *ecdsa.PrivateKey {
 	return k
 }
 
-func fixed32(n []byte) []byte { out := make([]byte, 32); copy(out[32-len(n):], n); return out }
+func fixed32(n []byte) []byte { return fixedN(n, 32) }
+
+func fixedN(n []byte, size int) []byte {
+	out := make([]byte, size)
+	copy(out[size-len(n):], n)
+	return out
+}
+
+func curveSize(k *ecdsa.PrivateKey) int { return (k.Curve.Params().BitSize + 7) / 8 }
 
 func publicJWK(key any) map[string]any {
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
-		return map[string]any{"kty": "EC", "crv": "P-256", "x": encodeBase64URL(fixed32(k.X.Bytes())), "y": encodeBase64URL(fixed32(k.Y.Bytes()))}
+		size := curveSize(k)
+		return map[string]any{"kty": "EC", "crv": k.Curve.Params().Name, "x": encodeBase64URL(fixedN(k.X.Bytes(), size)), "y": encodeBase64URL(fixedN(k.Y.Bytes(), size))}
 	case ed25519.PrivateKey:
 		return map[string]any{"kty": "OKP", "crv": "Ed25519", "x": encodeBase64URL(k.Public().(ed25519.PublicKey))}
 	}
@@ -61,12 +72,17 @@ func signJWS(t testing.TB, header, payload map[string]any, key any) string {
 	var sig []byte
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
-		sum := sha256.Sum256([]byte(input))
-		r, s, err := ecdsa.Sign(rand.Reader, k, sum[:])
+		digest := sha256.Sum256([]byte(input))
+		sum := digest[:]
+		if curveSize(k) == 48 {
+			d := sha512.Sum384([]byte(input))
+			sum = d[:]
+		}
+		r, s, err := ecdsa.Sign(rand.Reader, k, sum)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sig = append(fixed32(r.Bytes()), fixed32(s.Bytes())...)
+		sig = append(fixedN(r.Bytes(), curveSize(k)), fixedN(s.Bytes(), curveSize(k))...)
 	case ed25519.PrivateKey:
 		sig = ed25519.Sign(k, []byte(input))
 	}
@@ -158,7 +174,7 @@ func (c *testChain) hop1(previous string, o hopOpts) string {
 		o.header = map[string]any{"alg": "ES256", "typ": "kb+sd-jwt"}
 	}
 	payload := map[string]any{"delegate_payload": []any{map[string]any{"...": shaText(c.closedMand)}},
-		"aud": "https://aar.example", "nonce": "n-1", "_sd_alg": "sha-256", "sd_hash": o.sdHash}
+		"aud": "https://aar.example", "nonce": "n-1", "iat": 1777342370, "_sd_alg": "sha-256", "sd_hash": o.sdHash}
 	return joinHop(signJWS(c.t, o.header, payload, o.key), o.disclosures)
 }
 
@@ -175,7 +191,7 @@ func TestMandateChainAccepted(t *testing.T) {
 	c := newChain(t, nil, "")
 	doc := c.hop0(nil, nil, nil, nil)
 	presented := doc + "~" + c.hop1(doc, hopOpts{})
-	r := VerifyAp2Presentation(presented, c.jwks("issuer-1"))
+	r := VerifyAp2Presentation(presented, c.jwks("issuer-1"), "")
 	if !r.OK() || len(r.Hops) != 2 {
 		t.Fatalf("want a verified two-hop chain, got %+v", r.Errors)
 	}
@@ -188,16 +204,16 @@ func TestMandateChainAccepted(t *testing.T) {
 	}
 	previous := SplitAp2Hops(presented)[1]
 	third := c.hop1(previous, hopOpts{disclosures: []string{}, key: c.agent})
-	if r := VerifyAp2Presentation(presented+"~"+third, c.jwks("issuer-1")); !r.OK() {
+	if r := VerifyAp2Presentation(presented+"~"+third, c.jwks("issuer-1"), ""); !r.OK() {
 		t.Fatalf("three hops: %+v", r.Errors)
 	}
-	if r := VerifyAp2Presentation(c.hop0([]string{c.openMandate}, nil, nil, nil), c.jwks("issuer-1")); !r.OK() {
+	if r := VerifyAp2Presentation(c.hop0([]string{c.openMandate}, nil, nil, nil), c.jwks("issuer-1"), ""); !r.OK() {
 		t.Fatalf("an undisclosed payee must verify: %+v", r.Errors)
 	}
 	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
 	ed := newChain(t, edKey, "EdDSA")
 	edDoc := ed.hop0(nil, nil, nil, nil)
-	if r := VerifyAp2Presentation(edDoc+"~"+ed.hop1(edDoc, hopOpts{}), ed.jwks("issuer-1")); !r.OK() {
+	if r := VerifyAp2Presentation(edDoc+"~"+ed.hop1(edDoc, hopOpts{}), ed.jwks("issuer-1"), ""); !r.OK() {
 		t.Fatalf("EdDSA issuer: %+v", r.Errors)
 	}
 }
@@ -237,12 +253,13 @@ func TestMandateMutationsRefused(t *testing.T) {
 		{"another issuer's key", doc, newChain(t, nil, "").jwks("issuer-1"), []string{"signature_invalid"}},
 		{"unknown kid", doc, c.jwks("issuer-2"), []string{"issuer_key_unknown"}},
 		{"no issuer keys", doc, map[string]any{"keys": []any{}}, []string{"issuer_key_unknown"}},
-		{"padded base64", strings.Replace(doc, "~"+c.payee, "~"+c.payee+"=", 1), nil, []string{"schema_invalid"}},
-		{"standard alphabet", strings.Replace(doc, "~", "~+", 1), nil, []string{"schema_invalid"}},
+		{"padded base64", strings.Replace(doc, "~"+c.payee, "~"+c.payee+"=", 1), nil, []string{"disclosure_digest_mismatch"}},
+		{"standard alphabet", strings.Replace(doc, "~", "~+", 1), nil, []string{"disclosure_digest_mismatch"}},
 		{"not base64 payload", strings.Replace(doc, ".", ".!", 1), nil, []string{"schema_invalid"}},
 		{"no trailing tilde", doc[:len(doc)-1], nil, []string{"schema_invalid"}},
 		{"empty hop", strings.Replace(presented, "~~", "~~~~", 1), nil, []string{"schema_invalid"}},
-		{"sha-512", c.hop0(nil, nil, with(c.payload0, "_sd_alg", "sha-512"), nil), nil, []string{"schema_invalid"}},
+		{"sha-512", c.hop0(nil, nil, with(c.payload0, "_sd_alg", "sha-512"), nil), nil, []string{"disclosure_digest_mismatch"}},
+		{"issuer not named", c.hop0(nil, with(c.header0, "kid", nil), with(c.payload0, "iss", nil), nil), nil, []string{"issuer_key_unknown"}},
 		{"too deep", c.hop0(nil, nil, with(c.payload0, "deep", deep), nil), nil, []string{"schema_invalid"}},
 		{"too large", c.hop0(nil, nil, with(c.payload0, "pad", strings.Repeat("x", 70000)), nil), nil, []string{"schema_invalid"}},
 		{"duplicate header member", encodeBase64URL([]byte(`{"alg":"ES256","alg":"none"}`)) + "." + strings.SplitN(doc, ".", 2)[1], nil, []string{"schema_invalid"}},
@@ -253,7 +270,7 @@ func TestMandateMutationsRefused(t *testing.T) {
 			if jwks == nil {
 				jwks = c.jwks("issuer-1")
 			}
-			got := VerifyAp2Presentation(tc.presentation, jwks).Codes()
+			got := VerifyAp2Presentation(tc.presentation, jwks, "").Codes()
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("want %v, got %v", tc.want, got)
 			}
@@ -269,10 +286,13 @@ func TestMandateAp2DocumentationTokens(t *testing.T) {
 	}
 	for _, tok := range tokens {
 		text := get(tok, "token").(string)
-		r := VerifyAp2Presentation(text, nil)
-		want := []MandateError{{Path: "/presentation/hops/0/jwt", Code: "issuer_key_unknown",
-			Detail: "no key of the issuer's JWKS matches this hop's kid and alg"}}
-		if !reflect.DeepEqual(r.Errors, want) {
+		r := VerifyAp2Presentation(text, nil, "")
+		// a closed mandate shown alone is signed by the cnf key of an open one not presented
+		pointer := "/presentation/hops/0/header/kid"
+		if len(r.Hops) > 0 && r.Hops[0].Typ == "kb+sd-jwt" {
+			pointer = "/presentation/hops/0/header"
+		}
+		if len(r.Errors) != 1 || r.Errors[0].Path != pointer || r.Errors[0].Code != "issuer_key_unknown" {
 			t.Fatalf("%s: digests, sd_hash and key binding must pass and only the issuer key be unknown: %+v", get(tok, "example"), r.Errors)
 		}
 		if len(r.Hops) != strings.Count(text, "~~")+1 {
@@ -284,7 +304,7 @@ func TestMandateAp2DocumentationTokens(t *testing.T) {
 			if text[i] == 'A' {
 				flip = "B"
 			}
-			codes := VerifyAp2Presentation(text[:i]+flip+text[i+1:], nil).Codes()
+			codes := VerifyAp2Presentation(text[:i]+flip+text[i+1:], nil, "").Codes()
 			if !reflect.DeepEqual(codes, []string{"issuer_key_unknown", "key_binding_invalid"}) {
 				t.Fatalf("a flipped key-binding signature: %v", codes)
 			}
@@ -299,7 +319,7 @@ func TestMandateSharedVector(t *testing.T) {
 		t.Fatal("no cases")
 	}
 	for _, tc := range cases {
-		got := VerifyAp2Presentation(get(tc, "presentation").(string), get(v, "issuer_jwks")).Codes()
+		got := distinctSorted(VerifyAp2Presentation(get(tc, "presentation").(string), get(v, "issuer_jwks"), get(v, "issuer").(string)).Codes())
 		want := stringsOf(get(tc, "want"))
 		if want == nil {
 			want = []string{}
@@ -318,6 +338,17 @@ func TestMandateSharedVector(t *testing.T) {
 			t.Errorf("%s: want %q, got %q (applies %v)", get(tc, "desc"), want, failure, applies)
 		}
 	}
+}
+
+func distinctSorted(codes []string) []string {
+	out := []string{}
+	for _, c := range codes {
+		if !includesString(out, c) {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func TestMandateEvidenceCheck(t *testing.T) {
@@ -412,5 +443,58 @@ func TestMandateEvidencePackWiring(t *testing.T) {
 	}
 	if bad.Valid {
 		t.Fatal("a tampered presentation must make the pack invalid")
+	}
+}
+
+func TestMandateES384AndCheckoutBindingsAndKeyBindingClaims(t *testing.T) {
+	issuer, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newChain(t, issuer, "ES384")
+	doc := c.hop0(nil, nil, nil, nil)
+	if r := VerifyAp2Presentation(doc+"~"+c.hop1(doc, hopOpts{}), c.jwks("issuer-1"), "https://issuer.example"); !r.OK() {
+		t.Fatalf("ES384 issuer: %+v", r.Errors)
+	}
+	if codes := VerifyAp2Presentation(doc, c.jwks("issuer-1"), "https://other.example").Codes(); !reflect.DeepEqual(codes, []string{"issuer_key_unknown"}) {
+		t.Fatalf("another issuer named: %v", codes)
+	}
+	declared := c.jwks("issuer-1")
+	declared["keys"].([]any)[0].(map[string]any)["alg"] = "ES256"
+	if codes := VerifyAp2Presentation(doc, declared, "").Codes(); !reflect.DeepEqual(codes, []string{"issuer_key_unknown"}) {
+		t.Fatalf("a key declaring another alg: %v", codes)
+	}
+
+	p := newChain(t, nil, "")
+	pdoc := p.hop0(nil, nil, nil, nil)
+	checkoutJWT := "eyJhbGciOiJFUzI1NiJ9.eyJpZCI6ImNhcnQifQ.c2ln"
+	closed := func(checkoutHash, transactionID string, drop string) []MandateError {
+		checkout := makeDisclosure(t, map[string]any{"vct": "mandate.checkout.1", "checkout_jwt": checkoutJWT, "checkout_hash": checkoutHash})
+		payment := makeDisclosure(t, map[string]any{"vct": "mandate.payment.1", "transaction_id": transactionID})
+		payload := map[string]any{"delegate_payload": []any{map[string]any{"...": shaText(checkout)}, map[string]any{"...": shaText(payment)}},
+			"aud": "a", "nonce": "n", "iat": 1, "sd_hash": shaText(pdoc)}
+		delete(payload, drop)
+		hop := joinHop(signJWS(t, map[string]any{"alg": "ES256", "typ": "kb+sd-jwt"}, payload, p.user), []string{checkout, payment})
+		return VerifyAp2Presentation(pdoc+"~"+hop, p.jwks("issuer-1"), "").Errors
+	}
+	good := shaText(checkoutJWT)
+	if errs := closed(good, good, ""); len(errs) != 0 {
+		t.Fatalf("bound checkout and payment: %+v", errs)
+	}
+	if errs := closed(shaText("x"), shaText("x"), ""); len(errs) != 1 || errs[0].Path != "/presentation/hops/1/mandates/0/checkout_hash" || errs[0].Code != "sd_hash_mismatch" {
+		t.Fatalf("checkout_hash: %+v", errs)
+	}
+	if errs := closed(good, shaText("x"), ""); len(errs) != 1 || errs[0].Path != "/presentation/hops/1/mandates/1/transaction_id" || errs[0].Code != "sd_hash_mismatch" {
+		t.Fatalf("transaction_id: %+v", errs)
+	}
+	for _, claim := range []string{"nonce", "iat", "aud", "sd_hash"} {
+		errs := closed(good, good, claim)
+		if len(errs) != 1 || errs[0].Path != "/presentation/hops/1/payload/"+claim || errs[0].Code != "key_binding_invalid" {
+			t.Fatalf("without %s: %+v", claim, errs)
+		}
+	}
+	nine := strings.Repeat(pdoc+"~", 8) + pdoc
+	if codes := VerifyAp2Presentation(nine, p.jwks("issuer-1"), "").Codes(); !reflect.DeepEqual(codes, []string{"schema_invalid"}) {
+		t.Fatalf("nine hops: %v", codes)
 	}
 }

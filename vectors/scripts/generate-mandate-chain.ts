@@ -2,7 +2,8 @@
  * `vectors/mandates/ap2-chain.json`: one AP2 mandate chain (issuer -> user device -> agent, ES256, P-256 keys made
  * here with node:crypto) and mutations of it, with the error codes every offline verifier must answer (TypeScript
  * core, the Python SDK's mandates.py, the Go SDK's mandate.go), plus evidence-pack `mandates` members with the
- * check's expected outcome. Written independently of the three verifiers (node:crypto only, no SD-JWT library), so a
+ * check's expected outcome. `want` is the set of distinct codes, sorted (a verifier may name one fault at several
+ * places, or stop at the first place). Written independently of the three verifiers (node:crypto only, no SD-JWT library), so a
  * verifier cannot pass by sharing a mistake with the generator. The `want` codes are written by hand here.
  *
  *   node --import tsx vectors/scripts/generate-mandate-chain.ts
@@ -67,9 +68,9 @@ const closedMandate = disclosure({
 });
 function hop1(
   previous: string,
-  o: { disclosures?: string[]; key?: KeyObject | null; sdHash?: string; header?: Json } = {},
+  o: { disclosures?: string[]; key?: KeyObject | null; sdHash?: string; header?: Json; drop?: string } = {},
 ): string {
-  const payload = {
+  const payload: Json = {
     delegate_payload: [{ '...': sha(closedMandate) }],
     aud: 'https://aar.example',
     nonce: 'n-1',
@@ -77,6 +78,7 @@ function hop1(
     _sd_alg: 'sha-256',
     sd_hash: o.sdHash ?? sha(previous),
   };
+  if (o.drop !== undefined) delete payload[o.drop];
   return hop(
     jws(o.header ?? { alg: 'ES256', typ: 'kb+sd-jwt' }, payload, o.key === undefined ? user.privateKey : o.key),
     o.disclosures ?? [closedMandate, note],
@@ -149,13 +151,23 @@ const cases: Array<{ desc: string; presentation: string; want: string[] }> = [
     presentation: hop0({ header: { ...header0, kid: 'issuer-2' } }),
     want: ['issuer_key_unknown'],
   },
-  { desc: 'a padded disclosure (bad base64url)', presentation: document.replace(`~${payee}`, `~${payee}=`), want: ['schema_invalid'] },
-  { desc: 'a disclosure in the standard alphabet', presentation: document.replace(`~${payee}`, `~+${payee}`), want: ['schema_invalid'] },
+  { desc: 'a padded disclosure (bad base64url)', presentation: document.replace(`~${payee}`, `~${payee}=`), want: ['disclosure_digest_mismatch'] },
+  { desc: 'a disclosure in the standard alphabet', presentation: document.replace(`~${payee}`, `~+${payee}`), want: ['disclosure_digest_mismatch'] },
   { desc: 'no trailing tilde', presentation: document.slice(0, -1), want: ['schema_invalid'] },
   {
     desc: '_sd_alg sha-512',
     presentation: hop0({ payload: { ...payload0, _sd_alg: 'sha-512' } }),
-    want: ['schema_invalid'],
+    want: ['disclosure_digest_mismatch'],
+  },
+  {
+    desc: 'a closed hop shown without its open parent (its signer is a cnf key not presented)',
+    presentation: hop1Text,
+    want: ['issuer_key_unknown'],
+  },
+  {
+    desc: 'hop 1 without a nonce',
+    presentation: `${document}~${hop1(document, { drop: 'nonce' })}`,
+    want: ['key_binding_invalid'],
   },
 ];
 
@@ -234,7 +246,14 @@ mkdirSync(fileURLToPath(new URL('../mandates/', import.meta.url)), { recursive: 
 writeFileSync(
   out,
   JSON.stringify(
-    { generator: 'vectors/scripts/generate-mandate-chain.ts', issuer_jwks: issuerJwks, cases, evidence },
+    {
+      generator: 'vectors/scripts/generate-mandate-chain.ts',
+      issuer: 'https://issuer.example',
+      issuer_jwks: issuerJwks,
+      audience: 'https://aar.example',
+      cases,
+      evidence,
+    },
     null,
     2,
   ) + '\n',
