@@ -47,6 +47,23 @@ const ACTIONS = ['search', 'compare', 'prepare', 'request_approval', 'execute', 
 const CATEGORIES = ['5411', '5812', '7995', 'groceries', '4829'];
 const JURISDICTIONS = ['DE', 'FR', 'BH', 'JP', 'US', 'de'];
 const ODD_VALUES: readonly Json[] = [null, true, false, 0, -1, 1.5, '', 'x', [], {}, [1], { minor: 1 }];
+// aar-decide/1.4.0 (issue 29): budgets, merchant lists and mandate bindings
+const MERCHANTS = ['grocer-berlin', 'souq-manama', 'bakery-paris', 'ns:merchant:grocer-berlin', 'GROCER-BERLIN'];
+const PERIODS = ['day', 'week', 'month', 'year', 'total', 'fortnight'];
+const budget = (): Json => {
+  const m = money();
+  return m && typeof m === 'object' && !Array.isArray(m) && chance(0.9) ? { ...m, period: pick(PERIODS) } : m;
+};
+const mandate = (): Json =>
+  chance(0.85)
+    ? {
+        mandate_id: pick(['ns:mandate:01963a4f-0a00-7c00-8a00-000000000001', 'ns:allowance:01963a4f-0b00-7c00-8a00-000000000002', '']),
+        format: pick(['ap2', 'acp', 'vi']),
+        digest: pick(['q2Vg0S0Zc9y8m6oBqv2x3N1f0dSxq6m6b9m6b0Zq6m4', '']),
+        single_use: chance(0.9) ? chance(0.5) : pick(ODD_VALUES),
+        used: chance(0.9) ? chance(0.5) : pick(ODD_VALUES),
+      }
+    : pick(ODD_VALUES);
 
 const money = (): Json =>
   chance(0.85) ? { minor: int(0, 150000), currency: pick(CURRENCIES.slice(0, 4)) } : pick(ODD_VALUES);
@@ -66,6 +83,8 @@ function mutateScope(scope: Json): void {
     'allowed_actions',
     'may_delegate',
     'max_delegation_depth',
+    'budget',
+    'allowed_merchants',
   ]);
   if (chance(0.15)) {
     delete scope[key];
@@ -77,11 +96,13 @@ function mutateScope(scope: Json): void {
   else if (key === 'allowed_actions') scope[key] = list(ACTIONS);
   else if (key === 'valid_until') scope[key] = instant();
   else if (key === 'may_delegate') scope[key] = chance(0.8) ? chance(0.5) : pick(ODD_VALUES);
+  else if (key === 'budget') scope[key] = budget();
+  else if (key === 'allowed_merchants') scope[key] = list(MERCHANTS);
   else scope[key] = chance(0.8) ? int(0, 3) : pick(ODD_VALUES);
 }
 
 function mutateGrant(grant: Json, chain: Json[]): void {
-  switch (int(0, 9)) {
+  switch (int(0, 11)) {
     case 0:
       grant.state = pick(STATES);
       break;
@@ -110,6 +131,14 @@ function mutateGrant(grant: Json, chain: Json[]): void {
       break;
     case 7:
       grant.resource_id = pick(['ns:credential:card-token:tok-1', 'ns:card_token:tok-1', 'ns:card_token:tok-2']);
+      break;
+    case 8:
+      if (chance(0.15)) delete grant.budget_spent;
+      else grant.budget_spent = money();
+      break;
+    case 9:
+      if (chance(0.15)) delete grant.mandate;
+      else grant.mandate = mandate();
       break;
     default:
       if (grant.scope && typeof grant.scope === 'object') mutateScope(grant.scope);

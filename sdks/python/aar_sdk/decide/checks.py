@@ -198,6 +198,10 @@ def check_chain(ctx: Context) -> Verdict:
     grants = ctx.grants
     for grant in grants:
         if get(grant, "state") != "active":
+            mandate = get(grant, "mandate")
+            if mandate is not UNDEFINED:
+                return fail("mandate_revoked", f"{_mandate_of(mandate)} of grant {quote(get(grant, 'grant_id'))} is "
+                            f"{quote(get(grant, 'state'))}")
             return fail("authority_revoked", f"grant {quote(get(grant, 'grant_id'))} is {quote(get(grant, 'state'))}")
     for grant in grants[:-1]:
         state = get(grant, "actor_state")
@@ -214,9 +218,17 @@ def check_chain(ctx: Context) -> Verdict:
         if ctx.now is None:
             return fail("authority_expired", "`now` is not a valid timestamp")
         if compare_instants(until, ctx.now) <= 0:
+            mandate = get(grant, "mandate")
+            if mandate is not UNDEFINED:
+                return fail("mandate_expired", f"{_mandate_of(mandate)} of grant {quote(get(grant, 'grant_id'))} "
+                            f"expired at {quote(valid_until)}")
             return fail("authority_expired", f"grant {quote(get(grant, 'grant_id'))} expired at {quote(valid_until)}")
     if ctx.now is None:
         return fail("authority_expired", "`now` is not a valid timestamp")
+    for grant in grants:
+        mandate = get(grant, "mandate")
+        if get(mandate, "single_use") is True and get(mandate, "used") is True:
+            return fail("allowance_used", f"{_mandate_of(mandate)} of grant {quote(get(grant, 'grant_id'))} was used")
     invalid = _find_delegation_problem(grants)
     if invalid:
         return fail("delegation_invalid", invalid)
@@ -241,6 +253,9 @@ def _find_delegation_problem(grants: list[dict[str, Any]]) -> str | None:
             return f"grant {gid} has malformed {', '.join(malformed)}"
         if get(grant, "signature_valid") is not True:
             return f"grant {gid} signature does not verify"
+        mandate = get(grant, "mandate")
+        if mandate is not UNDEFINED and not _is_grant_mandate(mandate):
+            return f"grant {gid} has malformed mandate"
         if i < last and get(grant, "actor_state") is UNDEFINED:
             return f"grant {gid} does not say whether its actor (an intermediary) is active"
         own = known_scope_fields(grant["scope"])
@@ -273,6 +288,22 @@ def _find_delegation_problem(grants: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _mandate_of(mandate: Any) -> str:
+    """`mandate `<id>``, or `mandate` alone when the binding has no readable id (aar-decide/1.4.0)."""
+    mandate_id = get(mandate, "mandate_id")
+    return f"mandate {quote(mandate_id)}" if isinstance(mandate_id, str) else "mandate"
+
+
+def _is_grant_mandate(value: Any) -> bool:
+    """`{ mandate_id, format: "ap2" | "acp", digest, single_use, used }`, each of its type."""
+    if not is_record(value):
+        return False
+    mandate_id, digest, fmt = get(value, "mandate_id"), get(value, "digest"), get(value, "format")
+    return (isinstance(mandate_id, str) and mandate_id != "" and fmt in ("ap2", "acp") and isinstance(fmt, str)
+            and isinstance(digest, str) and digest != "" and isinstance(get(value, "single_use"), bool)
+            and isinstance(get(value, "used"), bool))
+
+
 # Step 5 ---------------------------------------------------------------------------------------------------------
 def check_merchant(ctx: Context) -> Verdict:
     request, grants = ctx.request, ctx.grants
@@ -292,6 +323,11 @@ def check_merchant(ctx: Context) -> Verdict:
     category, jurisdiction = get(merchant, "category"), get(merchant, "jurisdiction")
     if not (isinstance(category, str) and category) or not (isinstance(jurisdiction, str) and jurisdiction):
         return fail("merchant_unknown", "merchant has no category or jurisdiction")
+    for i, scope in enumerate(scopes):
+        allowed = scope.get("allowed_merchants")
+        if allowed is not None and not includes(allowed, get(merchant, "merchant_id")):
+            return fail("merchant_not_allowed",
+                        f"merchant {quote(get(merchant, 'merchant_id'))} not allowed by grant {id_of(grants, i)}")
     for i, scope in enumerate(scopes):
         if category in scope.get("blocked_merchant_categories", ()):
             return fail("merchant_category_blocked", f"category {quote(category)} blocked by grant {id_of(grants, i)}")
@@ -329,6 +365,10 @@ def check_amount(ctx: Context) -> Verdict:
             if limit is not None and limit["currency"] != amount["currency"]:
                 return fail("currency_mismatch", f"request in {quote(amount['currency'])}, grant {id_of(grants, i)} "
                             f"{key} in {quote(limit['currency'])}")
+        budget = scope.get("budget")
+        if budget is not None and budget["currency"] != amount["currency"]:
+            return fail("currency_mismatch", f"request in {quote(amount['currency'])}, grant {id_of(grants, i)} "
+                        f"budget in {quote(budget['currency'])}")
     for i, scope in enumerate(scopes):
         limit = scope.get("max_amount_per_purchase")
         if limit is not None and amount["minor"] > limit["minor"]:
@@ -345,6 +385,21 @@ def check_amount(ctx: Context) -> Verdict:
         total = spent["minor"] + amount["minor"]
         if not is_safe_integer(total) or total > limit["minor"]:
             return fail("daily_limit_exceeded", f"over grant {id_of(grants, i)} max_daily_amount")
+    # aar-decide/1.4.0: each link's own budget against that link's spend in the budget's current period
+    budgeted = False
+    for i, scope in enumerate(scopes):
+        budget = scope.get("budget")
+        if budget is None:
+            continue
+        budgeted = True
+        spent = get(grants[i], "budget_spent") if i < len(grants) else UNDEFINED
+        if not is_minor_money(spent) or (spent["currency"] != budget["currency"] and spent["minor"] != 0):
+            return fail("budget_exceeded", f"grant {id_of(grants, i)} budget_spent is missing or malformed")
+        total = spent["minor"] + amount["minor"]
+        if not is_safe_integer(total) or total > budget["minor"]:
+            return fail("budget_exceeded", f"over grant {id_of(grants, i)} budget ({budget['period']})")
+    if budgeted:
+        return passed("within max_amount_per_purchase, max_daily_amount and budget")
     return passed("within max_amount_per_purchase and max_daily_amount")
 
 

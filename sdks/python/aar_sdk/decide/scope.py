@@ -11,15 +11,23 @@ from .js import get, is_record, is_safe_integer, strict_eq
 from .refs import is_purchase_action
 
 MONEY_FIELDS = ("max_amount_per_purchase", "max_daily_amount", "requires_approval_above")
-ALLOWED_LIST_FIELDS = ("allowed_merchant_categories", "allowed_jurisdictions", "allowed_actions")
+ALLOWED_LIST_FIELDS = ("allowed_merchant_categories", "allowed_jurisdictions", "allowed_actions", "allowed_merchants")
 KNOWN_FIELDS = (*MONEY_FIELDS, "allowed_merchant_categories", "blocked_merchant_categories", "allowed_jurisdictions",
-                "valid_until", "allowed_actions", "may_delegate", "max_delegation_depth")
+                "valid_until", "allowed_actions", "may_delegate", "max_delegation_depth", "budget", "allowed_merchants")
+# aar-decide/1.4.0: the UTC periods a `budget` counts spend over
+BUDGET_PERIODS = ("day", "week", "month", "year", "total")
 _CURRENCY = re.compile(r"[A-Z]{3}")
 
 
 def is_minor_money(value: Any) -> bool:
     return (is_record(value) and isinstance(value.get("currency"), str) and _CURRENCY.fullmatch(value["currency"])
             is not None and is_safe_integer(get(value, "minor")) and value["minor"] >= 0)
+
+
+def is_budget(value: Any) -> bool:
+    """`{ minor, currency, period }` (aar-decide/1.4.0): well-formed money with a known period."""
+    period = get(value, "period")
+    return is_minor_money(value) and isinstance(period, str) and period in BUDGET_PERIODS
 
 
 def is_string_array(value: Any) -> bool:
@@ -50,6 +58,10 @@ def find_malformed_scope_fields(scope: Any) -> list[str]:
         bad.append("may_delegate")
     if "max_delegation_depth" in scope and not is_non_negative_safe_integer(scope["max_delegation_depth"]):
         bad.append("max_delegation_depth")
+    if "budget" in scope and not is_budget(scope["budget"]):
+        bad.append("budget")
+    if "allowed_merchants" in scope and not is_string_array(scope["allowed_merchants"]):
+        bad.append("allowed_merchants")
     return bad
 
 
@@ -68,6 +80,10 @@ def find_wider_fields(child: dict[str, Any], parent: dict[str, Any]) -> list[str
         c, p = child.get(key), parent.get(key)
         if c is not None and p is not None and (c["currency"] != p["currency"] or c["minor"] > p["minor"]):
             wider.append(key)
+    # aar-decide/1.4.0: a budget is no larger than the parent's (same currency), whatever the two periods
+    cb, pb = child.get("budget"), parent.get("budget")
+    if cb is not None and pb is not None and (cb["currency"] != pb["currency"] or cb["minor"] > pb["minor"]):
+        wider.append("budget")
     if "valid_until" in child and "valid_until" in parent:
         c_at, p_at = parse_instant(child["valid_until"]), parse_instant(parent["valid_until"])
         if compare_instants(c_at, p_at) > 0:  # type: ignore[arg-type]
@@ -98,7 +114,8 @@ def _unique(items: list[Any]) -> list[Any]:
 
 def compute_effective_scope(scopes: list[dict[str, Any]]) -> dict[str, Any]:
     """The intersection of a chain's scopes (lowest amounts, earliest valid_until, intersected allowed lists, unioned
-    blocked lists), lists in order of first appearance, root first."""
+    blocked lists; aar-decide/1.4.0: the lowest budget with its period, allowed_merchants intersected), lists in order
+    of first appearance, root first."""
     out: dict[str, Any] = {}
     for key in MONEY_FIELDS:
         lowest = None
@@ -125,6 +142,14 @@ def compute_effective_scope(scopes: list[dict[str, Any]]) -> dict[str, Any]:
             out[key] = kept
     if any("blocked_merchant_categories" in s for s in scopes):
         out["blocked_merchant_categories"] = _unique([i for s in scopes for i in s.get("blocked_merchant_categories", [])])
+    lowest_budget = None
+    for scope in scopes:
+        value = scope.get("budget")
+        if value is not None and (lowest_budget is None or value["minor"] < lowest_budget["minor"]):
+            lowest_budget = value
+    if lowest_budget is not None:
+        out["budget"] = {"minor": lowest_budget["minor"], "currency": lowest_budget["currency"],
+                         "period": lowest_budget["period"]}
     delegable = [s for s in scopes if "may_delegate" in s]
     if delegable:
         out["may_delegate"] = all(s["may_delegate"] is True for s in delegable)
