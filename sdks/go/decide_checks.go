@@ -258,6 +258,10 @@ func checkAuthority(c *checkContext) verdict {
 func checkChain(c *checkContext) verdict {
 	for _, g := range c.grants {
 		if s := get(g, "state"); !strictEqual(s, "active") {
+			// aar-decide/1.4.0: a link made from a mandate names its own reason
+			if m := get(g, "mandate"); !isUndefined(m) {
+				return fail("mandate_revoked", mandateOf(m)+" of grant "+quote(get(g, "grant_id"))+" is "+quote(s))
+			}
 			return fail("authority_revoked", "grant "+quote(get(g, "grant_id"))+" is "+quote(s))
 		}
 	}
@@ -281,11 +285,21 @@ func checkChain(c *checkContext) verdict {
 			return fail("authority_expired", "`now` is not a valid timestamp")
 		}
 		if compareInstants(until, *c.now) <= 0 {
+			if m := get(g, "mandate"); !isUndefined(m) {
+				return fail("mandate_expired", mandateOf(m)+" of grant "+quote(get(g, "grant_id"))+" expired at "+
+					quote(validUntil))
+			}
 			return fail("authority_expired", "grant "+quote(get(g, "grant_id"))+" expired at "+quote(validUntil))
 		}
 	}
 	if c.now == nil {
 		return fail("authority_expired", "`now` is not a valid timestamp")
+	}
+	for _, g := range c.grants {
+		m := get(g, "mandate")
+		if strictEqual(get(m, "single_use"), true) && strictEqual(get(m, "used"), true) {
+			return fail("allowance_used", mandateOf(m)+" of grant "+quote(get(g, "grant_id"))+" was used")
+		}
 	}
 	if problem := findDelegationProblem(c.grants); problem != "" {
 		return fail("delegation_invalid", problem)
@@ -321,6 +335,9 @@ func findDelegationProblem(grants []any) string {
 		}
 		if !strictEqual(get(g, "signature_valid"), true) {
 			return "grant " + id + " signature does not verify"
+		}
+		if m := get(g, "mandate"); !isUndefined(m) && !isGrantMandate(m) {
+			return "grant " + id + " has malformed mandate"
 		}
 		if i < last && isUndefined(get(g, "actor_state")) {
 			return "grant " + id + " does not say whether its actor (an intermediary) is active"
@@ -368,6 +385,26 @@ func findDelegationProblem(grants []any) string {
 	return ""
 }
 
+// mandateOf is "mandate `<id>`", or "mandate" alone when the binding has no readable id (aar-decide/1.4.0).
+func mandateOf(m any) string {
+	if id, ok := get(m, "mandate_id").(string); ok {
+		return "mandate " + quote(id)
+	}
+	return "mandate"
+}
+
+// isGrantMandate: `{ mandate_id, format: "ap2" | "acp", digest, single_use, used }`, each of its type.
+func isGrantMandate(m any) bool {
+	if !isRecord(m) {
+		return false
+	}
+	format := get(m, "format")
+	_, singleUse := get(m, "single_use").(bool)
+	_, used := get(m, "used").(bool)
+	return isNonEmptyString(get(m, "mandate_id")) && (strictEqual(format, "ap2") || strictEqual(format, "acp")) &&
+		isNonEmptyString(get(m, "digest")) && singleUse && used
+}
+
 // Step 5: merchant registered, active, allowed by every link.
 func checkMerchant(c *checkContext) verdict {
 	merchantID := c.req("merchant_id")
@@ -392,6 +429,13 @@ func checkMerchant(c *checkContext) verdict {
 		return fail("merchant_unknown", "merchant has no category or jurisdiction")
 	}
 	cat, jur := category.(string), jurisdiction.(string)
+	// aar-decide/1.4.0: the merchant id must be in every link's allowed_merchants, checked first
+	mid, midIsString := get(merchant, "merchant_id").(string)
+	for i, s := range c.scopes {
+		if v, ok := s["allowed_merchants"]; ok && (!midIsString || !includesString(stringsOf(v), mid)) {
+			return fail("merchant_not_allowed", "merchant "+quote(get(merchant, "merchant_id"))+" not allowed by grant "+c.idOf(i))
+		}
+	}
 	for i, s := range c.scopes {
 		if v, ok := s["blocked_merchant_categories"]; ok && includesString(stringsOf(v), cat) {
 			return fail("merchant_category_blocked", "category "+quote(cat)+" blocked by grant "+c.idOf(i))
@@ -439,6 +483,10 @@ func checkAmount(c *checkContext) verdict {
 					quote(currency), c.idOf(i), field, quote(currencyOf(limit))))
 			}
 		}
+		if budget, ok := s["budget"]; ok && currencyOf(budget) != currency {
+			return fail("currency_mismatch", fmt.Sprintf("request in %s, grant %s budget in %s",
+				quote(currency), c.idOf(i), quote(currencyOf(budget))))
+		}
 	}
 	for i, s := range c.scopes {
 		if limit, ok := s["max_amount_per_purchase"]; ok && minor > minorOf(limit) {
@@ -464,6 +512,30 @@ func checkAmount(c *checkContext) verdict {
 		if !isSafeInteger(total) || total > minorOf(limit) || math.IsInf(total, 0) {
 			return fail("daily_limit_exceeded", "over grant "+c.idOf(i)+" max_daily_amount")
 		}
+	}
+	// aar-decide/1.4.0: each link's own budget against that link's spend in the budget's current period
+	budgeted := false
+	for i, s := range c.scopes {
+		budget, ok := s["budget"]
+		if !ok {
+			continue
+		}
+		budgeted = true
+		var spent any = undefined
+		if i < len(c.grants) {
+			spent = get(c.grants[i], "budget_spent")
+		}
+		if !isMinorMoney(spent) || (currencyOf(spent) != currencyOf(budget) && minorOf(spent) != 0) {
+			return fail("budget_exceeded", "grant "+c.idOf(i)+" budget_spent is missing or malformed")
+		}
+		total := minorOf(spent) + minor
+		if !isSafeInteger(total) || total > minorOf(budget) || math.IsInf(total, 0) {
+			period, _ := get(budget, "period").(string)
+			return fail("budget_exceeded", "over grant "+c.idOf(i)+" budget ("+period+")")
+		}
+	}
+	if budgeted {
+		return pass("within max_amount_per_purchase, max_daily_amount and budget")
 	}
 	return pass("within max_amount_per_purchase and max_daily_amount")
 }

@@ -8,12 +8,14 @@ import (
 // Scope fields grouped by how they narrow (CONTRACT section 5).
 var (
 	moneyScopeFields   = []string{"max_amount_per_purchase", "max_daily_amount", "requires_approval_above"}
-	allowedListFields  = []string{"allowed_merchant_categories", "allowed_jurisdictions", "allowed_actions"}
+	allowedListFields  = []string{"allowed_merchant_categories", "allowed_jurisdictions", "allowed_actions", "allowed_merchants"}
 	knownScopeFieldSet = []string{
 		"max_amount_per_purchase", "max_daily_amount", "requires_approval_above", "allowed_merchant_categories",
 		"blocked_merchant_categories", "allowed_jurisdictions", "valid_until", "allowed_actions", "may_delegate",
-		"max_delegation_depth",
+		"max_delegation_depth", "budget", "allowed_merchants",
 	}
+	// BudgetPeriods are the UTC periods a `budget` counts spend over (aar-decide/1.4.0).
+	BudgetPeriods      = []string{"day", "week", "month", "year", "total"}
 	purchaseActions    = []string{"search", "compare", "prepare", "request_approval", "execute", "refund_request", "dispute_prepare"}
 	moneyMovingActions = []string{"execute", "refund_request"}
 	currencyPattern    = regexp.MustCompile(`^[A-Z]{3}$`)
@@ -130,6 +132,12 @@ func isMinorMoney(v any) bool {
 	return isRecord(v) && ok && currencyPattern.MatchString(c) && isNonNegativeSafeInteger(get(v, "minor"))
 }
 
+// isBudget: `{ minor, currency, period }` (aar-decide/1.4.0), well-formed money with a known period.
+func isBudget(v any) bool {
+	p, ok := get(v, "period").(string)
+	return isMinorMoney(v) && ok && includesString(BudgetPeriods, p)
+}
+
 func minorOf(v any) float64 { f, _ := get(v, "minor").(float64); return f }
 
 func currencyOf(v any) string { s, _ := get(v, "currency").(string); return s }
@@ -175,6 +183,12 @@ func findMalformedScopeFields(scope any) []string {
 	}
 	if present("max_delegation_depth") && !isNonNegativeSafeInteger(get(scope, "max_delegation_depth")) {
 		bad = append(bad, "max_delegation_depth")
+	}
+	if present("budget") && !isBudget(get(scope, "budget")) {
+		bad = append(bad, "budget")
+	}
+	if present("allowed_merchants") && !isStringArray(get(scope, "allowed_merchants")) {
+		bad = append(bad, "allowed_merchants")
 	}
 	return bad
 }
@@ -249,6 +263,17 @@ func computeEffectiveScope(scopes []map[string]any) map[string]any {
 	if anyBlocked {
 		out["blocked_merchant_categories"] = toAnyList(unique(blocked))
 	}
+	// aar-decide/1.4.0: the lowest budget, its own period kept; the first among equals
+	var lowestBudget any
+	for _, s := range scopes {
+		if v, ok := s["budget"]; ok && (lowestBudget == nil || minorOf(v) < minorOf(lowestBudget)) {
+			lowestBudget = v
+		}
+	}
+	if lowestBudget != nil {
+		period, _ := get(lowestBudget, "period").(string)
+		out["budget"] = map[string]any{"minor": minorOf(lowestBudget), "currency": currencyOf(lowestBudget), "period": period}
+	}
 	delegable, all := 0, true
 	for _, s := range scopes {
 		if v, ok := s["may_delegate"]; ok {
@@ -310,6 +335,12 @@ func findWiderFields(child, parent map[string]any) []string {
 		p, okp := parent[k]
 		if okc && okp && (currencyOf(c) != currencyOf(p) || minorOf(c) > minorOf(p)) {
 			wider = append(wider, k)
+		}
+	}
+	// aar-decide/1.4.0: a budget is no larger than the parent's (same currency), whatever the two periods
+	if cb, okc := child["budget"]; okc {
+		if pb, okp := parent["budget"]; okp && (currencyOf(cb) != currencyOf(pb) || minorOf(cb) > minorOf(pb)) {
+			wider = append(wider, "budget")
 		}
 	}
 	if cv, ok := child["valid_until"]; ok {

@@ -1,7 +1,7 @@
 package aar
 
 // EngineVersion is the version of core's decide this port follows.
-const EngineVersion = "aar-decide/1.3.0"
+const EngineVersion = "aar-decide/1.4.0"
 
 // Decisions.
 const (
@@ -34,13 +34,18 @@ var ReasonCodes = map[string]ReasonCodeInfo{
 	"authority_revoked":                 {DecisionDeny, "chain"},
 	"authority_expired":                 {DecisionDeny, "chain"},
 	"delegation_invalid":                {DecisionDeny, "chain"},
+	"mandate_revoked":                   {DecisionDeny, "chain"},
+	"mandate_expired":                   {DecisionDeny, "chain"},
+	"allowance_used":                    {DecisionDeny, "chain"},
 	"merchant_unknown":                  {DecisionDeny, "merchant"},
+	"merchant_not_allowed":              {DecisionDeny, "merchant"},
 	"merchant_category_blocked":         {DecisionDeny, "merchant"},
 	"merchant_category_not_allowed":     {DecisionDeny, "merchant"},
 	"jurisdiction_not_allowed":          {DecisionDeny, "merchant"},
 	"currency_mismatch":                 {DecisionDeny, "amount"},
 	"amount_above_agent_threshold":      {DecisionDeny, "amount"},
 	"daily_limit_exceeded":              {DecisionDeny, "amount"},
+	"budget_exceeded":                   {DecisionDeny, "amount"},
 	"risk_state_blocked":                {DecisionDeny, "risk"},
 	"risk_state_elevated":               {DecisionRequireApproval, "risk"},
 	"amount_above_approval_threshold":   {DecisionRequireApproval, "approval"},
