@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'reference_not_found' // a referenced resource (principal, card token, parent grant…) does not exist
   | 'reference_invalid' // a referenced resource exists but cannot be used (wrong type, inactive, other principal)
   | 'scope_not_subset' // a child grant is wider than its parent
+  | 'mandate_invalid' // an AP2 mandate or ACP allowance refused; `errors[]` each `{ path, code, detail }` (CONTRACT 21)
+  | 'idempotency_conflict' // ACP delegate_payment: the same Idempotency-Key with a different body (ACP's own code)
   | 'webhook_target_refused' // a webhook URL is not https or reaches a private, loopback or reserved address
   | 'rate_limited'
   | 'audit_unavailable' // fail closed: the audit chain cannot be written
@@ -36,6 +38,10 @@ export interface FieldError {
   /** JSON pointer into the request (RFC 6901), e.g. `/resource/amount`; `` for the whole body */
   path: string;
   message: string;
+  /** a machine-readable refusal code of this item (a mandate's `issuer_key_unknown`, ...) where the error has one */
+  code?: string;
+  /** the item's detail where a contract names it so (CONTRACT 21: `{ path, code, detail }`) */
+  detail?: string;
 }
 
 export interface AarErrorOptions {

@@ -33,7 +33,7 @@ const PROBLEM_SCHEMA = {
       items: {
         type: 'object' as const,
         required: ['path', 'message'],
-        properties: { path: STRING, message: STRING },
+        properties: { path: STRING, message: STRING, code: STRING, detail: STRING },
       },
     },
   },

@@ -33,6 +33,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   reference_not_found: 422,
   reference_invalid: 422,
   scope_not_subset: 422,
+  mandate_invalid: 422,
+  idempotency_conflict: 422,
   webhook_target_refused: 422,
   idempotency_key_reused: 422,
   idempotency_key_required: 400,
@@ -63,6 +65,8 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   reference_not_found: 'Referenced resource not found',
   reference_invalid: 'Referenced resource unusable',
   scope_not_subset: 'Scope wider than its parent',
+  mandate_invalid: 'Mandate refused',
+  idempotency_conflict: 'Idempotency key conflict',
   webhook_target_refused: 'Webhook target refused',
   idempotency_key_reused: 'Idempotency key reused',
   idempotency_key_required: 'Idempotency key required',
@@ -105,7 +109,15 @@ export function problemFrom(error: unknown, request: FastifyRequest): ProblemDoc
     instance: pathOf(request.url),
     request_id: String(request.id),
   };
-  if (aar.errors && aar.errors.length > 0) problem.errors = aar.errors.map(({ path, message }) => ({ path, message }));
+  if (aar.errors && aar.errors.length > 0) {
+    // `code` and `detail` only where an item has them (a mandate's refusal reasons, CONTRACT 21)
+    problem.errors = aar.errors.map(({ path, message, code, detail }) => ({
+      path,
+      message,
+      ...(code === undefined ? {} : { code }),
+      ...(detail === undefined ? {} : { detail }),
+    }));
+  }
   for (const [name, value] of Object.entries(aar.extra ?? {})) {
     if (!STANDARD_MEMBERS.has(name)) problem[name] = value;
   }

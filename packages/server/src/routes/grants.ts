@@ -29,6 +29,24 @@ export const GrantScope = Type.Object(
     allowed_actions: Type.Optional(Type.Array(Type.Enum([...PURCHASE_ACTIONS]), { maxItems: 7 })),
     may_delegate: Type.Optional(Type.Boolean()),
     max_delegation_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 })),
+    budget: Type.Optional(
+      Type.Object(
+        {
+          amount: MoneySchema.properties.amount,
+          currency: MoneySchema.properties.currency,
+          period: Type.Enum(['day', 'week', 'month', 'year', 'total'], {
+            description: 'UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description: 'a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)',
+        },
+      ),
+    ),
+    allowed_merchants: Type.Optional(
+      Type.Array(Type.String(), { maxItems: 1000, description: 'merchant ids (as `resource.merchant_id`)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTING_GUARDS } from '../../src/store/migrations/0014-connectors-and-listings.ts';
 import { ACCESS_DECISIONS_GUARD } from '../../src/store/migrations/0021-access-decisions.ts';
 import { POLICY_GUARDS } from '../../src/store/migrations/0017-policy-content.ts';
+import { MANDATE_GUARDS } from '../../src/store/migrations/0023-mandates.ts';
 import {
   ATTESTATIONS_GUARD,
   AUDIT_GUARDED,
@@ -32,6 +33,7 @@ const GUARDS: readonly GuardedTable[] = [
   CONFORMANCE_RUNS_GUARD,
   ...LISTING_GUARDS,
   ...POLICY_GUARDS,
+  ...MANDATE_GUARDS,
   ACCESS_DECISIONS_GUARD,
   POLICY_SET_TEXTS_GUARD,
 ];

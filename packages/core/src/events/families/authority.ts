@@ -32,6 +32,17 @@ const SCOPE_MEMBERS: Readonly<Record<string, JsonSchema>> = {
   allowed_actions: { type: 'array', items: oneOf(PURCHASE_ACTIONS.map((a) => `purchase.${a}`)), uniqueItems: true },
   may_delegate: BOOLEAN,
   max_delegation_depth: { type: 'integer', minimum: 0, maximum: 16 },
+  // issue 29: a cumulative budget (CONTRACT 21) and the merchants a mandate's or allowance's grant allows
+  budget: {
+    type: 'object',
+    properties: {
+      ...(MONEY as { properties: Record<string, JsonSchema> }).properties,
+      period: oneOf(['day', 'week', 'month', 'year', 'total']),
+    },
+    required: ['amount', 'currency', 'period'],
+    additionalProperties: false,
+  },
+  allowed_merchants: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
 };
 const SCOPE = closedObject(SCOPE_MEMBERS, Object.keys(SCOPE_MEMBERS));
 
