@@ -36,7 +36,14 @@ const SCHEMA_OF: Record<Ap2Vct, string> = {
 };
 
 /** An ajv 2020 validator over the AP2 schemas, in the injected form (findings as JSON pointers). */
+let cachedValidator: Ap2ContentValidator | undefined;
+
 export function ap2SchemaValidator(): Ap2ContentValidator {
+  cachedValidator ??= compileValidator();
+  return cachedValidator;
+}
+
+function compileValidator(): Ap2ContentValidator {
   if (AP2_DIR === undefined) throw new Error('AP2 schemas absent');
   const dir = join(AP2_DIR, 'schemas', 'ap2');
   const ajv = new Ajv2020({ allErrors: true, strict: false });
