@@ -1,6 +1,7 @@
 /**
  * What the SDK passes through from core unchanged: the pure verifiers and their result types, `decide` (the same
- * function the service runs, for replay), canonical JSON and the document signer. The verifiers that take trusted
+ * function the service runs, for replay), canonical JSON, the document signer, and the AP2 mandate verifier with
+ * `mandateDigest` (issue 29: a wallet or agent checks a presentation before it sends it). The verifiers that take trusted
  * keys are wrapped in verify/ (they also accept a JwksSource) and exported from there under core's names.
  */
 export {
@@ -15,18 +16,22 @@ export {
   createWebCryptoSigner,
   decide,
   jwkThumbprint,
+  mandateDigest,
   parseCheckpointJson,
   parseInclusionProofJson,
   parseStrictJson,
   partDigest,
   replayDecision,
   signDocument,
+  verifyAp2Presentation,
   verifyConsistencyProofJson,
   verifyInclusionProofJson,
   verifyRequestSignature,
   verifyWebhookDelivery,
 } from '@aar/core';
 export type {
+  Ap2VerifyOptions,
+  Ap2VerifyResult,
   AuthorityProofBundle,
   BundleCheck,
   BundleCheckName,
@@ -44,6 +49,8 @@ export type {
   GrantScope,
   InclusionProofJson,
   Jwks,
+  MandateError,
+  MandateErrorCode,
   ReasonCode,
   ReplayDecision,
   TrustedKeys,
@@ -51,6 +58,7 @@ export type {
   VerifyDelegationChainResult,
   VerifyDocumentResult,
   VerifyEvidencePackOptions,
+  VerifiedAp2,
   VerifyWebhookOptions,
   WebhookKeyResolver,
   WebhookProfile,

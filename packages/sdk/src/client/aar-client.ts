@@ -40,6 +40,15 @@ import type {
   SignedBundleVerification,
   SignedDocument,
 } from './route-types.ts';
+import type {
+  Allowance,
+  AllowanceCreation,
+  AuthorizeMandate,
+  Mandate,
+  MandateCreation,
+  MandateIssuer,
+  MandateIssuerRegistration,
+} from './mandate-types.ts';
 import { sendRequest, type AarResponse, type QueryValue, type TransportOptions } from './send-request.ts';
 
 export const SDK_VERSION = '1.0.0';
@@ -373,8 +382,13 @@ export class AarClient {
   /**
    * `POST /v1/runtime/authorize`. With `signer`, the body is serialised once and those exact bytes are signed for
    * `publicUrl` + path (RFC 9421) before every attempt. Every decision (deny included) is a 200 answer.
+   * `mandate` presents the purchase's mandate (CONTRACT 21): `{ mandate_id }` of a stored mandate or allowance, or
+   * `{ presentation }`, the closed AP2 presentation; the request is then decided by that mandate's grant only.
    */
-  authorize(body: Body<'authorize'>, options: AuthorizeOptions = {}): Promise<Response<'authorize'>> {
+  authorize(
+    body: Body<'authorize'> & { mandate?: AuthorizeMandate },
+    options: AuthorizeOptions = {},
+  ): Promise<Response<'authorize'>> {
     const { signer, ...callOptions } = options;
     const bodyText = JSON.stringify(body);
     const target = `${this.publicUrl}${OPERATIONS.authorize.path}`;
@@ -393,6 +407,33 @@ export class AarClient {
   }
   recordRiskSignal(body: Body<'recordRiskSignal'>, options?: CallOptions): Promise<Response<'recordRiskSignal'>> {
     return this.#call('recordRiskSignal', { body }, options);
+  }
+
+  // -- mandates and allowances (CONTRACT section 21) ------------------------------------------------------------------
+  /** Admin: trusts an AP2 issuer; a mandate's issuer key comes from there only (`jwks` inline or `jwks_uri`). */
+  createMandateIssuer(body: MandateIssuerRegistration, options?: CallOptions): Promise<MandateIssuer> {
+    return this.#route('POST', '/v1/mandate-issuers', { body }, options);
+  }
+  /**
+   * An AP2 mandate presentation becomes a grant delegated under `parent_grant_id`. Refused: 422 `mandate_invalid`,
+   * whose `errors[]` (AarApiError.errors) name each fault's `path` and `code`.
+   */
+  createMandate(body: MandateCreation, options?: CallOptions): Promise<Mandate> {
+    return this.#route('POST', '/v1/mandates', { body }, options);
+  }
+  getMandate(id: string, options?: CallOptions): Promise<Mandate> {
+    return this.#route('GET', '/v1/mandates/{id}', { params: { id } }, options);
+  }
+  /** Revokes the mandate's grant (and, through the cascade, every grant under it). */
+  revokeMandate(id: string, options?: CallOptions): Promise<Mandate> {
+    return this.#route('POST', '/v1/mandates/{id}/revoke', { params: { id } }, options);
+  }
+  /** An ACP `delegate_payment` allowance becomes a one-use grant bound to its checkout session; never send a card. */
+  createAllowance(body: AllowanceCreation, options?: CallOptions): Promise<Allowance> {
+    return this.#route('POST', '/v1/allowances', { body }, options);
+  }
+  getAllowance(id: string, options?: CallOptions): Promise<Allowance> {
+    return this.#route('GET', '/v1/allowances/{id}', { params: { id } }, options);
   }
 
   // -- decisions, approvals, evidence -------------------------------------------------------------------------------

@@ -5,10 +5,17 @@
  * or a serialised error.
  */
 
-/** `{ path, message }`: a JSON pointer into the request (`/body/scope/valid_until`) and what is wrong there. */
+/**
+ * `{ path, message }`: a JSON pointer into the request (`/body/scope/valid_until`) and what is wrong there. A refused
+ * mandate (422 `mandate_invalid`, CONTRACT 21) names each fault `{ path, code, detail }`: `code` and `detail` are
+ * kept, and `message` is the detail when the service sent none.
+ */
 export interface ProblemFieldError {
   path: string;
   message: string;
+  /** `mandate_invalid`: `issuer_key_unknown`, `signature_invalid`, `not_subset`... */
+  code?: string;
+  detail?: string;
 }
 
 /** The RFC 9457 problem document the service sends with every error. */
@@ -58,7 +65,7 @@ export class AarApiError extends Error {
     super(`${init.method} ${init.path}: ${init.status} ${code}${detail ? `: ${detail}` : ''}`);
     this.status = init.status;
     this.code = code;
-    this.errors = Array.isArray(init.problem.errors) ? init.problem.errors.filter(isFieldError) : [];
+    this.errors = Array.isArray(init.problem.errors) ? init.problem.errors.flatMap(toFieldError) : [];
     this.requestId = init.requestId;
     this.problem = init.problem;
     this.method = init.method;
@@ -85,13 +92,21 @@ export class AarNetworkError extends Error {
   }
 }
 
-function isFieldError(value: unknown): value is ProblemFieldError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as ProblemFieldError).path === 'string' &&
-    typeof (value as ProblemFieldError).message === 'string'
-  );
+function toFieldError(value: unknown): ProblemFieldError[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const { path, message, code, detail } = value as Record<string, unknown>;
+  if (typeof path !== 'string') return [];
+  const text = typeof message === 'string' ? message : typeof detail === 'string' ? detail : undefined;
+  if (text === undefined) return [];
+  return [
+    {
+      ...(value as Record<string, unknown>),
+      path,
+      message: text,
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(typeof detail === 'string' ? { detail } : {}),
+    },
+  ];
 }
 
 /** The innermost cause's code or message: `ECONNREFUSED`, `other side closed`… (fetch wraps them in TypeError). */

@@ -1,0 +1,96 @@
+/**
+ * Hand-written shapes of the mandate and allowance routes (CONTRACT section 21, DESIGN-29), until
+ * `npm run sdk:generate` types them from docs/openapi.json. Names avoid the generator's `<Operation>Body|Query|
+ * Response|Params`, so the generated types can land beside them without an ambiguous re-export. Answers that may
+ * grow members (CONTRACT: changed additively only) keep an index signature.
+ * Invariant: nothing here carries a card number; an ACP allowance binds the PSP's vaulted token id, and the service
+ * refuses a `payment_method` member (400 `pan_refused` when it holds a card number).
+ */
+import type { MandateErrorCode } from '@aar/core';
+import type { Operations } from '../generated/api-types.ts';
+
+/** A grant as the service answers it (`GET /v1/grants/{id}`); a mandate-derived grant adds `mandate_id`. */
+export type MandateGrant = Operations['getGrant']['response'] & { mandate_id?: string | null };
+
+/** `active`, `revoked` (its grant was revoked), `expired` (past `expires_at`), `used` (a single-use one was used). */
+export type MandateState = 'active' | 'revoked' | 'expired' | 'used';
+
+/** POST /v1/mandate-issuers (admin): a trusted AP2 issuer, with its keys inline or where to fetch them once. */
+export type MandateIssuerRegistration =
+  | { issuer: string; format: 'ap2'; jwks: { keys: Array<Record<string, unknown>> }; jwks_uri?: never }
+  | { issuer: string; format: 'ap2'; jwks_uri: string; jwks?: never };
+
+export interface MandateIssuer {
+  issuer: string;
+  format: 'ap2';
+  jwks?: { keys: Array<Record<string, unknown>> } | null;
+  jwks_uri?: string | null;
+  created_at?: string;
+  [member: string]: unknown;
+}
+
+/** POST /v1/mandates: an AP2 presentation (open, closed, or `open~~closed`) made a grant under `parent_grant_id`. */
+export interface MandateCreation {
+  format: 'ap2';
+  presentation: string;
+  /** the principal's grant the mandate is delegated under (the subset rule holds against it) */
+  parent_grant_id: string;
+  /** the agent entity the mandate-derived grant is for */
+  actor_entity_id: string;
+  /** AP2 payee id -> the service's merchant id (`ns:merchant:...`), for `payment.allowed_payees` */
+  payees?: Record<string, string>;
+}
+
+export interface Mandate {
+  /** `ns:mandate:<uuid>` */
+  mandate_id: string;
+  format: 'ap2';
+  /** base64url SHA-256 of the presentation exactly as submitted */
+  digest: string;
+  issuer: string;
+  /** the AP2 constraints as the service mapped them onto the grant's scope */
+  constraints: unknown[];
+  grant: MandateGrant;
+  state: MandateState;
+  [member: string]: unknown;
+}
+
+/** One refusal of a mandate (422 `mandate_invalid`): `path` is a JSON pointer into the request. */
+export interface MandateRefusal {
+  path: string;
+  code: MandateErrorCode;
+  detail: string;
+}
+
+/** An ACP `delegate_payment` allowance: `max_amount` in minor units. */
+export interface AcpAllowance {
+  reason: string;
+  max_amount: number;
+  currency: string;
+  checkout_session_id: string;
+  merchant_id: string;
+  expires_at: string;
+  [member: string]: unknown;
+}
+
+/** POST /v1/allowances: a one-use grant bound to the checkout session and the PSP's vaulted token. */
+export interface AllowanceCreation {
+  format: 'acp';
+  allowance: AcpAllowance;
+  risk_signals?: unknown[];
+  metadata?: Record<string, unknown>;
+  vaulted_token_id: string;
+  parent_grant_id: string;
+  actor_entity_id: string;
+}
+
+export interface Allowance {
+  /** `ns:allowance:<uuid>` */
+  allowance_id: string;
+  grant: MandateGrant;
+  state: MandateState;
+  [member: string]: unknown;
+}
+
+/** The `mandate` member of an authorize: a stored mandate or allowance by id, or the closed presentation itself. */
+export type AuthorizeMandate = { mandate_id: string } | { presentation: string };
