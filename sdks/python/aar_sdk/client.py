@@ -278,8 +278,12 @@ class AarClient:
 
     # -- runtime ---------------------------------------------------------------------------------------------------
     def authorize(self, body: dict[str, Any], *, signer: RequestSigner | None = None,
-                  idempotency_key: str | None = None) -> Any:
-        """`POST /v1/runtime/authorize`; with `signer`, the exact bytes sent are signed for `public_url`."""
+                  idempotency_key: str | None = None, mandate: dict[str, str] | None = None) -> Any:
+        """`POST /v1/runtime/authorize`; with `signer`, the exact bytes sent are signed for `public_url`. `mandate`
+        (`{"mandate_id": ...}` or `{"presentation": ...}`, CONTRACT 21) presents the purchase's mandate: it is sent
+        as the body's `mandate` member, inside the signed bytes."""
+        if mandate is not None:
+            body = {**body, "mandate": mandate}
         raw = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
         target = self.public_url + "/v1/runtime/authorize"
         sign = (lambda data: signer.sign("POST", target, data)) if signer is not None else None
@@ -290,6 +294,31 @@ class AarClient:
 
     def set_risk_signal(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
         return self._post("/v1/risk-signals", body, idempotency_key)
+
+    # -- mandates and allowances (CONTRACT section 21) ------------------------------------------------------------
+    def create_mandate_issuer(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        """Admin: `{ issuer, format: "ap2", jwks | jwks_uri }`; a mandate's issuer key comes from there only."""
+        return self._post("/v1/mandate-issuers", body, idempotency_key)
+
+    def create_mandate(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        """`{ format: "ap2", presentation, parent_grant_id, actor_entity_id, payees? }`; refused: AarApiError 422
+        `mandate_invalid` whose `errors` are `{ path, code, detail }`."""
+        return self._post("/v1/mandates", body, idempotency_key)
+
+    def get_mandate(self, mandate_id: str) -> Any:
+        return self._get(f"/v1/mandates/{_quote(mandate_id)}")
+
+    def revoke_mandate(self, mandate_id: str, *, idempotency_key: str | None = None) -> Any:
+        """Revokes the mandate's grant, and through the cascade every grant under it."""
+        return self._post(f"/v1/mandates/{_quote(mandate_id)}/revoke", {}, idempotency_key)
+
+    def create_allowance(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
+        """An ACP `delegate_payment` allowance (`{ format: "acp", allowance, vaulted_token_id, parent_grant_id,
+        actor_entity_id, risk_signals?, metadata? }`) becomes a one-use grant; never send a card number."""
+        return self._post("/v1/allowances", body, idempotency_key)
+
+    def get_allowance(self, allowance_id: str) -> Any:
+        return self._get(f"/v1/allowances/{_quote(allowance_id)}")
 
     # -- decisions, approvals, evidence ----------------------------------------------------------------------------
     def get_decision(self, decision_id: str) -> Any:
