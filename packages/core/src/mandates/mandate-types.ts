@@ -59,6 +59,11 @@ export interface Ap2VerifyOptions {
   nowSeconds: number;
   /** accepted `aud` of every key-binding hop */
   audiences: readonly string[];
+  /**
+   * default true; false: `aud` must still be a string but any value passes (an offline verifier of an evidence pack
+   * does not know the deployment's audiences; the service checked them when it accepted the mandate)
+   */
+  checkAudience?: boolean;
   /** default 64 KiB (UTF-8 bytes of the whole presentation) */
   maxBytes?: number;
   /** default true; an offline re-verification of an old evidence pack passes false (no exp / iat check) */

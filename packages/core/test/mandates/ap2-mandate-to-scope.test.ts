@@ -5,22 +5,20 @@ import {
   type Ap2ScopeContext,
   type VerifiedAp2,
 } from '../../src/mandates/index.ts';
+import { AP2_DIR, ap2SchemaValidator, docTokens } from './support/ap2-vectors.ts';
 import {
-  AP2_DIR,
   AUDIENCE,
   ISSUER,
   NOW,
   agentProviderChain,
-  ap2SchemaValidator,
   chain,
   closedPaymentContent,
-  docTokens,
   issueHop,
   kbHop,
   openPaymentContent,
   parties,
   type Parties,
-} from './ap2-test-support.ts';
+} from './support/build-chain.ts';
 
 // The constraint -> grant scope table of docs/mandates.md, on chains verified for real (and, where the shared
 // vectors are present, schema-checked against the AP2 JSON Schemas on the way).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mandateDigest } from '../../src/mandates/index.ts';
-import { AP2_DIR, docTokens } from './ap2-test-support.ts';
+import { AP2_DIR, docTokens } from './support/ap2-vectors.ts';
 
 describe('mandateDigest', () => {
   it('is unpadded base64url SHA-256 of the UTF-8 text', () => {

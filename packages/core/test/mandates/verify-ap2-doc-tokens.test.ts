@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mandateDigest, verifyAp2Presentation, type Ap2VerifyOptions } from '../../src/mandates/index.ts';
-import { AP2_DIR, ap2SchemaValidator, docTokens, newKey } from './ap2-test-support.ts';
+import { AP2_DIR, ap2SchemaValidator, docTokens } from './support/ap2-vectors.ts';
+import { newKey } from './support/build-chain.ts';
 
 // The six encoded examples of the AP2 documentation (google-agentic-commerce/AP2 docs/ap2/payment_mandate.md and
 // checkout_mandate.md, read from ../shared/vectors/ap2, never copied into the project). Their root issuer key is not

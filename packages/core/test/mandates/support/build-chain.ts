@@ -1,69 +1,12 @@
-// Test support for the AP2 mandate tests: the AP2 JSON Schemas and doc tokens read from ../shared/vectors/ap2 (never
-// copied into the project), an ajv 2020 validator over those schemas (the one the server injects), and full chains
-// built with @sd-jwt/core and freshly generated P-256 keys: issuer -> agent (trusted agent provider) and
-// issuer -> user device -> agent (user credential).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Full AP2 chains for tests, built with @sd-jwt/core and freshly generated keys (jose): issuer -> agent (trusted
+// agent provider) and issuer -> user device -> agent (user credential), plus the single hops to build mutations.
+// No vectors needed: importable by any test (server tests: packages/core/test/mandates/support/build-chain.ts).
 import { webcrypto } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { sharedVectorPath } from '../../../../vectors/lib/shared-vectors.ts';
-import { encodeBase64Url } from '../../src/encoding/base64url.ts';
-import type { Ap2ContentValidator, Ap2Vct } from '../../src/mandates/index.ts';
-import { mandateDigest } from '../../src/mandates/index.ts';
-import { sha256Hasher } from '../../src/mandates/ap2-hop.ts';
-
-export const AP2_DIR = sharedVectorPath('ap2');
-
-export interface DocToken {
-  source: string;
-  example: string;
-  token: string;
-}
-
-export function docTokens(): DocToken[] {
-  return AP2_DIR === undefined
-    ? []
-    : (JSON.parse(readFileSync(join(AP2_DIR, 'doc-tokens.json'), 'utf8')) as DocToken[]);
-}
-
-const SCHEMA_OF: Record<Ap2Vct, string> = {
-  'mandate.payment.open.1': 'open_payment_mandate.json',
-  'mandate.payment.1': 'payment_mandate.json',
-  'mandate.checkout.open.1': 'open_checkout_mandate.json',
-  'mandate.checkout.1': 'checkout_mandate.json',
-};
-
-/** An ajv 2020 validator over the AP2 schemas, in the injected form (findings as JSON pointers). */
-let cachedValidator: Ap2ContentValidator | undefined;
-
-export function ap2SchemaValidator(): Ap2ContentValidator {
-  cachedValidator ??= compileValidator();
-  return cachedValidator;
-}
-
-function compileValidator(): Ap2ContentValidator {
-  if (AP2_DIR === undefined) throw new Error('AP2 schemas absent');
-  const dir = join(AP2_DIR, 'schemas', 'ap2');
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  for (const name of readdirSync(join(dir, 'types'))) {
-    ajv.addSchema(JSON.parse(readFileSync(join(dir, 'types', name), 'utf8')) as object);
-  }
-  const compiled = new Map<Ap2Vct, ValidateFunction>();
-  for (const [vct, file] of Object.entries(SCHEMA_OF) as Array<[Ap2Vct, string]>) {
-    compiled.set(vct, ajv.compile(JSON.parse(readFileSync(join(dir, file), 'utf8')) as object));
-  }
-  return (vct, content) => {
-    const validate = compiled.get(vct);
-    if (validate === undefined) return [{ path: '/vct', detail: 'no schema' }];
-    if (validate(content)) return [];
-    return (validate.errors ?? []).map((error) => ({
-      path: error.instancePath,
-      detail: `${error.keyword}: ${error.message ?? ''}`,
-    }));
-  };
-}
+import { encodeBase64Url } from '../../../src/encoding/base64url.ts';
+import { mandateDigest } from '../../../src/mandates/index.ts';
+import { sha256Hasher } from '../../../src/mandates/ap2-hop.ts';
 
 export interface TestKey {
   privateKey: webcrypto.CryptoKey;
