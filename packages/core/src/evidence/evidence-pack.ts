@@ -37,6 +37,28 @@ export interface UnsignedEvidencePack {
   inclusion_proof: InclusionProofJson;
   /** the signed checkpoint of size `inclusion_proof.tree_size` */
   checkpoint: CheckpointJson & { signature: DocumentSignature };
+  /**
+   * Issue 29 (additive): the mandate or allowance of every grant of the snapshot's chains that carries a `mandate`
+   * binding, so the pack proves what the principal signed (verify-pack-mandates.ts). Absent when none does.
+   */
+  mandates?: EvidenceMandate[];
+}
+
+/** One mandate of an evidence pack (DESIGN-29 section 8). */
+export interface EvidenceMandate {
+  /** `ns:mandate:<uuid>` or `ns:allowance:<uuid>`: the snapshot binding's */
+  mandate_id: string;
+  format: 'ap2' | 'acp';
+  /** the binding's digest: base64url SHA-256 of `document` */
+  digest: string;
+  /** AP2: the presentation as registered; ACP: the RFC 8785 text of the allowance */
+  document: string;
+  /** AP2: the issuer whose key signed hop 0 */
+  issuer?: string;
+  /** AP2: the issuer's JWKS as the service trusted it (its `mandate_issuers` row) */
+  issuer_jwks?: { keys: Array<Record<string, unknown>> };
+  /** AP2: the closed presentation of this purchase (`document` + '~' + the closing hop), when the request presented one */
+  presented?: string;
 }
 
 export type EvidencePack = UnsignedEvidencePack & { signature: DocumentSignature };

@@ -17,6 +17,8 @@ export const EVIDENCE_CHECKS = [
   'checkpoint',
   /** aar-decide/1.3.0, only when the snapshot or the decision map carries a policy set: see verify-policy-set.ts */
   'policy_set',
+  /** issue 29, only when the snapshot's grants carry a mandate or the pack a `mandates` member: verify-pack-mandates.ts */
+  'mandates',
   'replay',
 ] as const;
 
@@ -29,7 +31,8 @@ export interface EvidenceCheck {
    * `malformed_pack`, `decision_mismatch`, `audit_ref_mismatch`, `evidence_ref_mismatch`, `digest_mismatch`,
    * `malformed_entry`, `leaf_hash_mismatch`, `index_mismatch`, `tree_size_mismatch`, `malformed_checkpoint`,
    * `origin_mismatch`, `replay_mismatch`, and for `policy_set`: `malformed_policy_set`, `policy_signature_invalid`,
-   * `policy_digest_mismatch` */
+   * `policy_digest_mismatch`, and for `mandates`: `malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
+   * `mandate_signature_invalid` */
   failure?: string;
 }
 

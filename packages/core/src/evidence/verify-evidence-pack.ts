@@ -21,6 +21,7 @@ import { parseAuditEntryText, type AuditEntryJson } from './audit-entry-json.ts'
 import { auditRecordDigest, buildDecisionRecord } from './decision-record.ts';
 import { EVIDENCE_PACK_SCHEMA } from './evidence-pack.ts';
 import { replayDecision } from './replay-decision.ts';
+import { checkPackMandates } from './verify-pack-mandates.ts';
 import { checkPolicySet } from './verify-policy-set.ts';
 import type {
   EvidenceCheck,
@@ -98,6 +99,10 @@ async function verify(
   // aar-decide/1.3.0: the rule packs replay runs must be the published, signed ones the map names
   const policySet = await guardedAsync(async () => (await checkPolicySet(field('snapshot'), map, jwks)) ?? true);
   if (policySet !== true || hasPolicySet(field('snapshot'), map)) record('policy_set', policySet);
+
+  // issue 29: the mandates and allowances the snapshot's grants were made from, and their signatures
+  const mandates = await guardedAsync(async () => (await checkPackMandates(pack)) ?? 'not_applicable');
+  if (mandates !== 'not_applicable') record('mandates', mandates);
 
   let replay: ReplayDecision | null = null;
   const request = field('request');

@@ -51,6 +51,30 @@ const AuthorizeBody = Type.Object(
       Type.String({ description: 'the retry of a `require_approval` decision names it' }),
     ),
     context: Type.Optional(Open('free-form, recorded in evidence, never decisive')),
+    mandate: Type.Optional(
+      Type.Object(
+        {
+          mandate_id: Type.Optional(
+            Type.String({ description: 'a registered mandate or allowance: `ns:mandate:<id>`, `ns:allowance:<id>`' }),
+          ),
+          presentation: Type.Optional(
+            Type.String({
+              maxLength: 65536,
+              description:
+                'an AP2 presentation whose open part is a registered mandate, closed for exactly this purchase ' +
+                "(`<open>~~<closed hop>`): its amount, payee and instrument must be the request's",
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'the mandate this purchase is made under (CONTRACT section 21), exactly one of `mandate_id` and ' +
+            "`presentation`: the purchase is then decided by that mandate's grant only; a grant made from a " +
+            'mandate is used only when the request names it',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -117,7 +141,11 @@ export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verif
   const tags = ['runtime'];
 
   r.post('/v1/runtime/authorize', {
-    config: { roles: ['runtime'], grantVersion: true, errors: ['invalid_id', 'invalid_amount', 'unknown_currency'] },
+    config: {
+      roles: ['runtime'],
+      grantVersion: true,
+      errors: ['invalid_id', 'invalid_amount', 'unknown_currency'],
+    },
     schema: {
       tags,
       summary: 'Decide whether the agent may take the action (HTTP 200 for every decision)',

@@ -1,6 +1,6 @@
 /**
  * POST /v1/runtime/authorize, end to end: normalise the body, read the grant version (the cache's key), verify the
- * agent's signature, load the snapshot,
+ * agent's signature, resolve the mandate the request names (named-mandate.ts), load the snapshot,
  * then decide and record in one transaction (commit-decision.ts). Every decision, deny included, is recorded.
  */
 import type { DecisionSnapshot } from '@aar/core';
@@ -12,6 +12,7 @@ import { commitDecision } from './commit-decision.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { loadSnapshot } from './load-snapshot.ts';
+import { resolveNamedMandate } from './named-mandate.ts';
 import { knownPolicySetText } from './policy-set-text.ts';
 import { storedPolicySetOf } from '../decisions/policy-set-texts.ts';
 import { normalizeAuthorizeRequest, type AuthorizeBody } from './normalize-request.ts';
@@ -56,9 +57,28 @@ export async function authorize(
     ...(payload.result.targetUris ? { target_uris: payload.result.targetUris } : {}),
     ...(status === 'invalid' && payload.result.failure ? { signature_failure: payload.result.failure } : {}),
   };
-  const { snapshot, readsCounters } = await loadSnapshot(ctx, verifier, request, payloadSnapshot, now, facts);
+  // the mandate the request names, its presentation verified (422 `mandate_invalid`, nothing recorded)
+  const named = await resolveNamedMandate(ctx, request, now);
+  const { snapshot, readsCounters, mandates } = await loadSnapshot(
+    ctx,
+    verifier,
+    request,
+    payloadSnapshot,
+    now,
+    facts,
+    named,
+  );
   // stored once per store before any record names it (record codec 2): not inside the decision's transaction
   const policySet = (snapshot as { policy_set?: object }).policy_set;
   const storedPolicySet = await storedPolicySetOf(ctx, policySet, knownPolicySetText(policySet)?.get(policySet!));
-  return commitDecision(ctx, { request, snapshot, payload, now, readsCounters, storedPolicySet });
+  return commitDecision(ctx, {
+    request,
+    snapshot,
+    payload,
+    now,
+    readsCounters,
+    storedPolicySet,
+    mandates,
+    ...(named && named.nonces.length > 0 ? { mandateNonces: named.nonces } : {}),
+  });
 }

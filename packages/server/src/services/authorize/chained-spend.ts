@@ -102,16 +102,51 @@ export function rememberSpend(
   }
 }
 
+/**
+ * The same rule for counters of several days at once (budget-spend.ts: a budget sums every day of its period). Each
+ * row whose value the memory does not hold is recounted from its own day's decisions, every such day in one statement.
+ */
+export async function assertSpendDaysChained(
+  trx: Transaction<Database>,
+  memory: SpendMemory,
+  rows: readonly (CounterRow & { day: string })[],
+): Promise<void> {
+  const unknown = rows.filter((row) => memory.get(row.grant_id, row.day) !== Number(row.reserved_minor));
+  if (unknown.length === 0) return;
+  const sums = await reservedOnDays(
+    trx,
+    [...new Set(unknown.map((row) => row.day))],
+    new Set(unknown.map((row) => row.grant_id)),
+  );
+  for (const row of unknown) {
+    const minor = Number(row.reserved_minor);
+    if (minor !== (sums.get(`${row.grant_id} ${row.day}`) ?? 0)) {
+      throw integrityFailure('spend_counters', `${row.grant_id} ${row.day}`, 'reserved_minor');
+    }
+    memory.set(row.grant_id, row.day, minor);
+  }
+}
+
 /** The day's reservations that still count, summed per grant of `grantIds` (check-spend-counters.ts's rule). */
 async function reservedOn(
   trx: Transaction<Database>,
   day: string,
   grantIds: Set<string>,
 ): Promise<Map<string, number>> {
+  const sums = await reservedOnDays(trx, [day], grantIds);
+  return new Map([...sums].map(([key, minor]) => [key.slice(0, key.lastIndexOf(' ')), minor]));
+}
+
+/** The reservations of `days` that still count, summed per `<grant> <day>` for the grants of `grantIds`. */
+async function reservedOnDays(
+  trx: Transaction<Database>,
+  days: readonly string[],
+  grantIds: Set<string>,
+): Promise<Map<string, number>> {
   const rows = await trx
     .selectFrom('decisions')
-    .select('reservation')
-    .where('spend_day', '=', day)
+    .select(['reservation', 'spend_day'])
+    .where('spend_day', 'in', days)
     .where('reservation', 'is not', null)
     .where('outcome', 'in', ['reserved', 'executed'])
     .execute();
@@ -120,7 +155,9 @@ async function reservedOn(
     const reservation = parseReservation(row.reservation);
     if (!reservation) continue; // a reservation that does not parse is named by verify (check-decisions.ts)
     for (const grantId of reservation.grantIds) {
-      if (grantIds.has(grantId)) sums.set(grantId, (sums.get(grantId) ?? 0) + reservation.minor);
+      if (!grantIds.has(grantId)) continue;
+      const key = `${grantId} ${row.spend_day}`;
+      sums.set(key, (sums.get(key) ?? 0) + reservation.minor);
     }
   }
   return sums;

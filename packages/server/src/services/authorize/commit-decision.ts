@@ -8,6 +8,10 @@
  *   two chains sharing an ancestor cannot deadlock; SQLite has one writer) before their values enter the snapshot, and
  *   the reservation is added before the lock is released: concurrent requests, on any instance, never together
  *   exceed `max_daily_amount`.
+ * - Budgets: each budgeted link's spend over its period is read after today's rows are locked, and backed by the
+ *   decisions like today's (budget-spend.ts): concurrent purchases never together exceed a link's `budget`.
+ * - Mandates: a presented closed mandate's nonces are inserted here (a replay loses on the key: 422, rolled back); a
+ *   single-use mandate's `used_by` is read under lock and set by the purchase it allows (mandate-use.ts).
  * - Nonces: inserted here; the primary key makes a replay (even a concurrent one on another instance) lose.
  * - Approvals: read under lock; an allowed retry marks its approval consumed in the same transaction.
  * - The recorded snapshot is exactly what decide read, so replaying decide on it gives the recorded decision.
@@ -23,6 +27,7 @@ import {
   type ApprovalSnapshot,
   type DecisionRequest,
   type DecisionSnapshot,
+  type GrantSnapshot,
   type ShadowOutcome,
 } from '@aar/core';
 import type { Transaction } from 'kysely';
@@ -41,6 +46,9 @@ import {
   type ApprovalEffect,
 } from './approval-effect.ts';
 import { assertApprovalChained, boundKey } from './chained-approval.ts';
+import { fillBudgetSpent } from './budget-spend.ts';
+import { lockSingleUseMandates, markMandatesUsed, recordMandateNonces } from './mandate-use.ts';
+import type { MandateRow, NamedMandate } from './named-mandate.ts';
 import { assertSpendChained, rememberSpend, spendMemoryOf } from './chained-spend.ts';
 import { chainedStateCacheOf, type ChainedStateCache } from './chained-state.ts';
 import type { AuthorizeResponse } from './decision-response.ts';
@@ -71,6 +79,10 @@ export interface CommitDecisionInput {
   readsCounters?: boolean;
   /** the snapshot's policy set text, durably stored once: the record names it instead of carrying it (codec 2) */
   storedPolicySet?: StoredPolicySetText;
+  /** the mandates the chains' grants were made from (load-snapshot.ts) */
+  mandates?: MandateRow[];
+  /** the presented closing hop's key-binding nonces (named-mandate.ts), recorded here */
+  mandateNonces?: NamedMandate['nonces'];
 }
 
 export async function commitDecision(ctx: AppContext, input: CommitDecisionInput): Promise<AuthorizeResponse> {
@@ -141,7 +153,21 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
           }
         }
       }
+      // each budgeted link's spend in its period, today's row now locked (budget-spend.ts)
+      await fillBudgetSpent(trx, spendMemory, {
+        links,
+        nowIso,
+        day,
+        reserves: request.action === 'execute' && request.amount !== undefined,
+        postgres,
+      });
     }
+
+    // a presented mandate's nonces, then single-use mandates under lock, after the spend rows (mandate-use.ts)
+    if (input.mandateNonces && input.mandateNonces.length > 0) {
+      await recordMandateNonces(trx, input.mandateNonces, nowIso);
+    }
+    const singleUse = input.mandates?.length ? await lockSingleUseMandates(trx, postgres, links, input.mandates) : [];
 
     if (request.policy_decision_id) {
       snapshot.approval = await lockApproval(trx, request.policy_decision_id, postgres, chained);
@@ -150,6 +176,9 @@ export async function commitDecision(ctx: AppContext, input: CommitDecisionInput
     const result = decide(request, snapshot, nowIso);
 
     const policyDecisionId = mintedId('decision', ctx.newUuid());
+    if (singleUse.length > 0 && isLivePurchase(result.decision, request.action)) {
+      await markMandatesUsed(trx, decidingChain(snapshot, result) as GrantSnapshot[], singleUse, policyDecisionId);
+    }
     const decisionMapId = mintedId('decision_map', ctx.newUuid());
     const auditRef = mintedId('audit', ctx.newUuid());
     const evidenceRefs = [mintedId('evidence-pack', ctx.newUuid())];

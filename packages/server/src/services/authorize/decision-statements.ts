@@ -51,6 +51,17 @@ export const SPEND_ROWS_FOR_UPDATE = prepareListQuery(
       .forUpdate(),
 );
 
+/** the spend rows of budgeted grants from a day on (budget-spend.ts): every day of their periods, today's included */
+export const SPEND_ROWS_FROM = prepareListQuery(['from'], undefined, (db, args: { from: string }, grantIds: string[]) =>
+  db
+    .selectFrom('spend_counters')
+    .selectAll()
+    .where('grant_id', 'in', grantIds)
+    .where('day', '>=', args.from)
+    .orderBy('grant_id')
+    .orderBy('day'),
+);
+
 /** adds a reservation to the day's spend rows of the grants it counts against */
 export const RESERVE_SPEND = prepareListQuery(
   ['minor', 'day'],

@@ -1,6 +1,8 @@
 /**
  * Which grants cover the request, each with its ancestors (root first). Leaves are the actor's grants from this
- * principal (over this instrument when one is named) that cover the action. Every usable one (active, unexpired,
+ * principal (over this instrument when one is named) that cover the action. A grant made from a mandate or allowance
+ * (`grants.mandate_id`) is a leaf only of a request that names that mandate, and such a request has no other leaf
+ * (DESIGN-29 decision 4): a mandate's narrower scope never widens, nor is widened by, the agent's other grants. Every usable one (active, unexpired,
  * action allowed) is a candidate, newest first: the first is the snapshot's `grants`, the rest its `alternatives`,
  * and decide keeps the most permissive outcome among them (aar-decide/1.2.0). When none is usable, the newest covering
  * grant alone is returned so decide can name why (authority_revoked, authority_expired) instead of
@@ -38,6 +40,11 @@ export async function loadGrantChain(
   nowIso: string,
   /** the grant version the caller read first (authorize reads it once for every cached fact); read here if absent */
   knownVersion?: number,
+  /**
+   * the request names a mandate (named-mandate.ts): only that mandate's grant is a candidate (`null`: the mandate
+   * does not exist or is not this principal's and agent's, so none is). Absent: no grant made from a mandate is.
+   */
+  mandateGrantId?: string | null,
 ): Promise<GrantChain> {
   const version = knownVersion ?? (await cache.currentVersion());
   const resource = request.instrument_id?.replace('ns:card_token:', 'ns:credential:card-token:');
@@ -51,6 +58,9 @@ export async function loadGrantChain(
     candidates = (await query.orderBy('grants.seq', 'desc').limit(200).execute()).map(chainedGrantRow);
     cache.storeCandidates(key, version, candidates);
   }
+  candidates = candidates.filter((g) =>
+    mandateGrantId === undefined ? mandateIdOf(g) === null : g.grant_id === mandateGrantId,
+  );
   if (candidates.length === 0) return { lookup: 'authority_not_found', rows: [], alternatives: [] };
   const covering = candidates.filter((g) => actionsCoveredBy(g.capability_id).includes(request.action));
   if (covering.length === 0) return { lookup: 'capability_not_granted', rows: [], alternatives: [] };
@@ -114,6 +124,11 @@ function chainedGrantRow(row: GrantRow & { cascade_revoked_at: string | null; re
     throw integrityFailure('grants', grant.grant_id, 'state');
   }
   return grant;
+}
+
+/** The mandate or allowance a grant was made from (migration 0023), null for every other grant. */
+export function mandateIdOf(row: GrantRow): string | null {
+  return (row as { mandate_id?: string | null }).mandate_id ?? null;
 }
 
 function expired(row: GrantRow, nowIso: string): boolean {

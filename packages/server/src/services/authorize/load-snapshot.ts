@@ -2,6 +2,7 @@
  * Reads every fact decide needs (CONTRACT section 3: "the snapshot holds every fact it read"), except those that
  * must be read under lock inside the decision's transaction: whether the nonce is new, today's spend, and the
  * purchase counters an active rule pack reads (purchase-counters.ts).
+ * A grant made from a mandate carries its binding (`mandate`), as its mandates row says (DESIGN-29 decision 3).
  * Attacker assumption: ids in the request are the caller's; each is looked up, never trusted.
  */
 import type {
@@ -9,6 +10,7 @@ import type {
   DecisionRequest,
   DecisionSnapshot,
   EntitySnapshot,
+  GrantMandate,
   GrantSnapshot,
   PolicySetSnapshot,
   RiskState,
@@ -17,7 +19,8 @@ import type { AppContext } from '../../app-context.ts';
 import type { GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
 import type { FactReader } from './cached-facts.ts';
-import { loadGrantChain } from './grant-chain.ts';
+import { loadGrantChain, mandateIdOf } from './grant-chain.ts';
+import type { MandateRow, NamedMandate } from './named-mandate.ts';
 import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { toDecideScope } from './to-decide-scope.ts';
 import { loadActivePolicySet } from '../policy/active-policy-set.ts';
@@ -30,6 +33,8 @@ export interface LoadedSnapshot {
   snapshot: SnapshotWithPolicy;
   /** an active rule reads `facts.counters`: commit-decision.ts counts them under lock, in the decision's transaction */
   readsCounters: boolean;
+  /** the mandates the chains' grants were made from (their `used` is read again under lock: mandate-use.ts) */
+  mandates: MandateRow[];
 }
 
 export const POLICY = { policy_id: 'ns:policy:card-purchase-default', version: '1' } as const;
@@ -41,6 +46,8 @@ export async function loadSnapshot(
   payload: DecisionSnapshot['payload'],
   now: Date,
   facts: FactReader,
+  /** the mandate the request names (named-mandate.ts); absent when it names none */
+  named?: NamedMandate,
 ): Promise<LoadedSnapshot> {
   const db = ctx.store.db;
   const nowIso = now.toISOString();
@@ -51,7 +58,14 @@ export async function loadSnapshot(
     facts.entity(parties.principal),
     facts.entity(parties.actor),
     instrumentId ? facts.instrument(instrumentId) : null,
-    loadGrantChain(db, verifier.grants, request, nowIso, facts.version),
+    loadGrantChain(
+      db,
+      verifier.grants,
+      request,
+      nowIso,
+      facts.version,
+      named ? (named.row?.grant_id ?? null) : undefined,
+    ),
     request.merchant_id ? facts.merchant(request.merchant_id) : null,
     // risk of principal and actor, and of the instrument when the request names one
     Promise.all(
@@ -70,6 +84,7 @@ export async function loadSnapshot(
   const chains = [chain.rows, ...chain.alternatives];
   const intermediaryIds = [...new Set(chains.flatMap((rows) => rows.slice(0, -1).map((row) => row.actor_entity_id)))];
   const intermediaries = (await Promise.all(intermediaryIds.map((id) => facts.entity(id)))).filter((e) => e !== null);
+  const mandates = await mandatesOf(ctx, chains, named);
   const toSnapshots = (rows: GrantRow[]): Promise<GrantSnapshot[]> =>
     Promise.all(
       rows.map(async (row, i) => {
@@ -86,6 +101,7 @@ export async function loadSnapshot(
           spent_today: { minor: 0, currency: currencyOf(scope, request) },
           depth: row.depth,
           signature_valid: await verifier.isTrusted(row, rows[i - 1]),
+          ...mandateBinding(row, mandates),
           ...(i < rows.length - 1
             ? {
                 // an intermediary missing from the store reads as tombstoned: fail closed
@@ -130,7 +146,44 @@ export async function loadSnapshot(
     policy: { ...POLICY },
     ...policy,
   };
-  return { snapshot, readsCounters: active?.readsCounters ?? false };
+  return { snapshot, readsCounters: active?.readsCounters ?? false, mandates };
+}
+
+/** The mandates rows of the chains' grants made from one (usually the leaf of a request naming it, read already). */
+async function mandatesOf(
+  ctx: AppContext,
+  chains: GrantRow[][],
+  named: NamedMandate | undefined,
+): Promise<MandateRow[]> {
+  const ids = [...new Set(chains.flat().map(mandateIdOf))].filter((id) => id !== null);
+  if (ids.length === 0) return [];
+  const known = named?.row && ids.includes(named.row.mandate_id) ? [named.row] : [];
+  const missing = ids.filter((id) => !known.some((row) => row.mandate_id === id));
+  const read = missing.length
+    ? await ctx.store.db.selectFrom('mandates').selectAll().where('mandate_id', 'in', missing).execute()
+    : [];
+  return [...known, ...read];
+}
+
+/**
+ * A grant made from a mandate carries its binding (aar-decide/1.4.0 `GrantSnapshot.mandate`); `used` as read here,
+ * read again under lock for a single-use one (mandate-use.ts). A grant whose mandate row is missing keeps a binding
+ * that can only deny (fail closed): `used` true, empty digest.
+ */
+function mandateBinding(row: GrantRow, mandates: readonly MandateRow[]): { mandate?: GrantMandate } {
+  const mandateId = mandateIdOf(row);
+  if (mandateId === null) return {};
+  const m = mandates.find((candidate) => candidate.mandate_id === mandateId && candidate.grant_id === row.grant_id);
+  if (!m) return { mandate: { mandate_id: mandateId, format: 'ap2', digest: '', single_use: true, used: true } };
+  return {
+    mandate: {
+      mandate_id: m.mandate_id,
+      format: m.format,
+      digest: m.digest,
+      single_use: m.single_use === 1,
+      used: m.used_by !== null,
+    },
+  };
 }
 
 /** A grant's currency: that of its limits; a grant without money limits counts spend in the request's currency. */
@@ -139,6 +192,7 @@ export function currencyOf(scope: StoredScope, request: DecisionRequest): string
     scope.max_daily_amount?.currency ??
     scope.max_amount_per_purchase?.currency ??
     scope.requires_approval_above?.currency ??
+    scope.budget?.currency ??
     request.amount?.currency ??
     'XXX'
   );

@@ -14,8 +14,22 @@ import {
   parseCardTokenRef,
   parseEntityId,
   parseMintedId,
+  UUID_PATTERN,
   type DecisionRequest,
 } from '@aar/core';
+
+/** The mandate a purchase is made under (CONTRACT section 21): named by its id, or presented (AP2, closed). */
+export type MandateRef = { mandate_id: string } | { presentation: string };
+
+/**
+ * decide's request plus the mandate it names: recorded with the decision (decide does not read it), so the evidence
+ * pack shows which mandate the purchase named and the closed presentation it presented.
+ */
+export type AuthorizeRequest = DecisionRequest & { mandate?: MandateRef };
+
+/** An AP2 presentation is at most this long (the verifier's default limit, 64 KiB). */
+export const MAX_PRESENTATION_BYTES = 64 * 1024;
+const MANDATE_ID = new RegExp(`^ns:(mandate|allowance):(.*)$`);
 
 export interface AuthorizeBody {
   actor_entity_id: string;
@@ -26,9 +40,10 @@ export interface AuthorizeBody {
   basket?: Record<string, unknown>;
   policy_decision_id?: string;
   context?: Record<string, unknown>;
+  mandate?: { mandate_id?: string; presentation?: string };
 }
 
-export function normalizeAuthorizeRequest(body: AuthorizeBody): DecisionRequest {
+export function normalizeAuthorizeRequest(body: AuthorizeBody): AuthorizeRequest {
   const actor = parseEntityId(body.actor_entity_id, '/actor_entity_id');
   const principal = parseEntityId(body.principal_entity_id, '/principal_entity_id', ['person', 'organisation']);
   if (!CAPABILITY_PATTERN.test(body.subject)) {
@@ -42,7 +57,7 @@ export function normalizeAuthorizeRequest(body: AuthorizeBody): DecisionRequest 
       `\`${body.subject}\` is not a purchase capability this service decides`,
     );
   }
-  const request: DecisionRequest = {
+  const request: AuthorizeRequest = {
     actor_entity_id: actor.id,
     principal_entity_id: principal.id,
     subject: body.subject,
@@ -76,5 +91,29 @@ export function normalizeAuthorizeRequest(body: AuthorizeBody): DecisionRequest 
     request.policy_decision_id = parseMintedId('decision', body.policy_decision_id, '/policy_decision_id');
   }
   if (body.context !== undefined) request.context = body.context;
+  if (body.mandate !== undefined) request.mandate = parseMandateRef(body.mandate);
   return request;
+}
+
+/** `{ mandate_id }` (`ns:mandate:<uuid>` or `ns:allowance:<uuid>`) or `{ presentation }`, exactly one of them. */
+function parseMandateRef(raw: { mandate_id?: string; presentation?: string }): MandateRef {
+  const { mandate_id: id, presentation } = raw;
+  if ((id === undefined) === (presentation === undefined)) {
+    throw fieldError('invalid_request', '/mandate', 'must hold exactly one of `mandate_id` and `presentation`');
+  }
+  if (id !== undefined) {
+    const m = MANDATE_ID.exec(id);
+    if (!m || !UUID_PATTERN.test(m[2]!)) {
+      throw fieldError(
+        'invalid_id',
+        '/mandate/mandate_id',
+        'must be an id of the form `ns:mandate:<uuid>` or `ns:allowance:<uuid>`',
+      );
+    }
+    return { mandate_id: id };
+  }
+  if (presentation!.length === 0 || Buffer.byteLength(presentation!, 'utf8') > MAX_PRESENTATION_BYTES) {
+    throw fieldError('invalid_request', '/mandate/presentation', `must be 1 to ${MAX_PRESENTATION_BYTES} bytes`);
+  }
+  return { presentation: presentation! };
 }

@@ -1,7 +1,8 @@
 /**
  * Assembles, signs and stores the evidence pack of one decision (`ns.evidence_pack.v1`), on first request: from the
  * decision row (request, snapshot, now, result, engine version, signed map), the decision's audit entry bytes, an
- * inclusion proof from the stored nodes and the latest checkpoint covering the entry (signed now if none does yet).
+ * inclusion proof from the stored nodes and the latest checkpoint covering the entry (signed now if none does yet),
+ * and the mandates its grants were made from (pack-mandates.ts).
  * INVARIANT: a pack is stored write-once before it is served, and every request gets the stored bytes: two requests
  * racing to assemble it store one of their packs, and both answer with that one.
  * INVARIANT: the service never signs a pack whose record does not re-derive its audit entry's digest.
@@ -23,6 +24,7 @@ import { checkpointCovering } from '../../audit/checkpoints.ts';
 import type { DecisionsTable } from '../../store/index.ts';
 import { preloadPolicySetTexts } from '../decisions/policy-set-texts.ts';
 import { decisionPartsOf } from '../decisions/stored-decision.ts';
+import { packMandates } from './pack-mandates.ts';
 
 export async function readStoredEvidencePack(ctx: AppContext, evidencePackId: string): Promise<string | undefined> {
   const row = await ctx.store.db
@@ -87,6 +89,9 @@ export async function assembleEvidencePack(
     inclusion_proof: inclusionProof,
     checkpoint,
   };
+  // issue 29: the mandates the snapshot's grants were made from, with the presented closed mandate (pack-mandates.ts)
+  const mandates = await packMandates(ctx, fields.snapshot, fields.request);
+  if (mandates) unsigned.mandates = mandates;
   const text = canonicalJson(await signDocument(unsigned, ctx.keys.current()));
   await ctx.writer.run(async (trx) => {
     // Insert only when absent: the SQLite guard refuses any insert of an existing key, ON CONFLICT or not
