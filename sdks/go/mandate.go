@@ -114,6 +114,12 @@ func refuse(path, code, format string, args ...any) *mandateRefusal {
 // issuerJWKS is `{"keys": [...]}` (nil when no issuer key is known); issuer, when not empty, is the only `iss` hop 0
 // may name.
 func VerifyAp2Presentation(presentation string, issuerJWKS any, issuer string) Ap2Verification {
+	return verifyAp2(presentation, issuerJWKS, issuer, issuer != "")
+}
+
+// verifyAp2: issuerNamed with an empty issuer (an evidence entry without `issuer`) leaves no key for a hop 0 that
+// names its `iss`, as core does.
+func verifyAp2(presentation string, issuerJWKS any, issuer string, issuerNamed bool) Ap2Verification {
 	out := Ap2Verification{Digest: MandateDigest(presentation)}
 	if len(presentation) > MandateMaxBytes {
 		out.Errors = append(out.Errors, MandateError{"/presentation", "schema_invalid", fmt.Sprintf("larger than %d bytes", MandateMaxBytes)})
@@ -137,11 +143,12 @@ func VerifyAp2Presentation(presentation string, issuerJWKS any, issuer string) A
 		if i > 0 {
 			previous = &out.Hops[i-1]
 		}
-		if refused := checkAp2Signature(out.Hops[i], previous, issuerJWKS, issuer); refused != nil {
+		if refused := checkAp2Signature(out.Hops[i], previous, issuerJWKS, issuer, issuerNamed); refused != nil {
 			out.Errors = append(out.Errors, refused.err)
 		}
 		out.Errors = append(out.Errors, keyBindingClaims(out.Hops[i], previous)...)
 	}
+	out.Errors = append(out.Errors, mandateContents(out.Hops)...)
 	out.Errors = append(out.Errors, checkoutBindings(out.Hops)...)
 	return out
 }
@@ -435,10 +442,10 @@ func mandatePublicKey(jwk any, alg string) mandateKey {
 
 // issuerKeys is core's issuerCandidates for one configured issuer: with a payload `iss` (which must be the issuer
 // when one is named), the keys without a kid or with the header's; without `iss`, only keys with exactly that kid.
-func issuerKeys(issuerJWKS any, issuer string, iss, kidValue any, alg string) []mandateKey {
+func issuerKeys(issuerJWKS any, issuer string, issuerNamed bool, iss, kidValue any, alg string) []mandateKey {
 	keys, _ := get(issuerJWKS, "keys").([]any)
 	_, hasIss := iss.(string)
-	if iss != nil && (!hasIss || (issuer != "" && iss != issuer)) {
+	if iss != nil && (!hasIss || (issuerNamed && iss != issuer)) {
 		return nil
 	}
 	kid, hasKid := kidValue.(string)
@@ -473,7 +480,7 @@ func cnfKeys(hop *Ap2Hop) []any {
 	return out
 }
 
-func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer string) *mandateRefusal {
+func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer string, issuerNamed bool) *mandateRefusal {
 	base := fmt.Sprintf("/presentation/hops/%d", hop.Index)
 	jwt := strings.SplitN(hop.Text, "~", 2)[0]
 	segments := strings.Split(jwt, ".")
@@ -493,7 +500,7 @@ func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer stri
 		if hop.Typ == kbTyp {
 			return refuse(base+"/header", "issuer_key_unknown", "hop 0 is a key-binding JWT: the key that signs it is the cnf of a mandate not presented")
 		}
-		keys := issuerKeys(issuerJWKS, issuer, hop.Payload["iss"], get(headerValue, "kid"), hop.Alg)
+		keys := issuerKeys(issuerJWKS, issuer, issuerNamed, hop.Payload["iss"], get(headerValue, "kid"), hop.Alg)
 		if len(keys) == 0 {
 			return refuse(base+"/header/kid", "issuer_key_unknown", "no key of the issuer's JWKS matches this hop's iss, kid and alg")
 		}
@@ -540,6 +547,56 @@ func keyBindingClaims(hop Ap2Hop, previous *Ap2Hop) []MandateError {
 		out = append(out, MandateError{base + "/sd_hash", "key_binding_invalid", "a key-binding hop needs sd_hash"})
 	case previous != nil && sdHash != MandateDigest(previous.Text):
 		out = append(out, MandateError{base + "/sd_hash", "sd_hash_mismatch", fmt.Sprintf("does not match the SHA-256 of hop %d", previous.Index)})
+	}
+	return out
+}
+
+// Ap2Vcts are the mandate content types of AP2 v0.2 (`vct` of a `delegate_payload` item).
+var Ap2Vcts = []string{"mandate.payment.open.1", "mandate.payment.1", "mandate.checkout.open.1", "mandate.checkout.1"}
+
+// timeClaims: `exp`, `iat`, `nbf` are whole numbers of seconds when present (their values are not judged offline).
+func timeClaims(claims map[string]any, path string) []MandateError {
+	out := []MandateError{}
+	for _, name := range []string{"exp", "iat", "nbf"} {
+		if v, present := claims[name]; present && !isSafeInteger(v) {
+			out = append(out, MandateError{path + "/" + name, "schema_invalid", "must be a whole number of seconds"})
+		}
+	}
+	return out
+}
+
+// mandateContents is core's extractMandates and classifyMandates: each `delegate_payload` item is an object of a
+// known `vct`, and a chain holds at most one mandate of each type (a re-delegated mandate is not supported).
+func mandateContents(hops []Ap2Hop) []MandateError {
+	out := []MandateError{}
+	first := map[string]string{}
+	for _, hop := range hops {
+		base := fmt.Sprintf("/presentation/hops/%d", hop.Index)
+		out = append(out, timeClaims(hop.Payload, base+"/payload")...)
+		if d, present := hop.Payload["delegate_payload"]; present && d != nil {
+			if _, ok := d.([]any); !ok {
+				out = append(out, MandateError{base + "/payload/delegate_payload", "schema_invalid", "must be an array"})
+			}
+		}
+		for i, item := range hop.Mandates {
+			at := fmt.Sprintf("%s/mandates/%d", base, i)
+			content, ok := item.(map[string]any)
+			if !ok {
+				out = append(out, MandateError{at, "schema_invalid", "a mandate content must be a JSON object"})
+				continue
+			}
+			vct, _ := content["vct"].(string)
+			if !includesString(Ap2Vcts, vct) {
+				out = append(out, MandateError{at + "/vct", "unsupported_vct", "vct must be one of " + strings.Join(Ap2Vcts, ", ")})
+				continue
+			}
+			out = append(out, timeClaims(content, at)...)
+			if firstAt, seen := first[vct]; seen {
+				out = append(out, MandateError{at, "unsupported_constraint", fmt.Sprintf("a second %s in the chain (the first is %s)", vct, firstAt)})
+			} else {
+				first[vct] = at
+			}
+		}
 	}
 	return out
 }

@@ -230,6 +230,7 @@ func TestMandateMutationsRefused(t *testing.T) {
 		deep = map[string]any{"a": []any{deep}}
 	}
 	noneHeader := map[string]any{"alg": "none", "typ": "kb+sd-jwt"}
+	unknown := makeDisclosure(t, map[string]any{"vct": "mandate.loyalty.1"})
 	cases := []struct {
 		name, presentation string
 		jwks               any
@@ -261,6 +262,9 @@ func TestMandateMutationsRefused(t *testing.T) {
 		{"sha-512", c.hop0(nil, nil, with(c.payload0, "_sd_alg", "sha-512"), nil), nil, []string{"disclosure_digest_mismatch"}},
 		{"issuer not named", c.hop0(nil, with(c.header0, "kid", nil), with(c.payload0, "iss", nil), nil), nil, []string{"issuer_key_unknown"}},
 		{"too deep", c.hop0(nil, nil, with(c.payload0, "deep", deep), nil), nil, []string{"schema_invalid"}},
+		{"fractional exp", c.hop0(nil, nil, with(c.payload0, "exp", 1.5), nil), nil, []string{"schema_invalid"}},
+		{"delegate_payload not an array", c.hop0([]string{}, nil, with(c.payload0, "delegate_payload", map[string]any{"x": 1}), nil), nil, []string{"schema_invalid"}},
+		{"unknown vct", c.hop0([]string{unknown}, nil, with(c.payload0, "delegate_payload", []any{map[string]any{"...": shaText(unknown)}}), nil), nil, []string{"unsupported_vct"}},
 		{"too large", c.hop0(nil, nil, with(c.payload0, "pad", strings.Repeat("x", 70000)), nil), nil, []string{"schema_invalid"}},
 		{"duplicate header member", encodeBase64URL([]byte(`{"alg":"ES256","alg":"none"}`)) + "." + strings.SplitN(doc, ".", 2)[1], nil, []string{"schema_invalid"}},
 	}
@@ -355,7 +359,7 @@ func TestMandateEvidenceCheck(t *testing.T) {
 	c := newChain(t, nil, "")
 	doc := c.hop0(nil, nil, nil, nil)
 	entry := map[string]any{"mandate_id": "ns:mandate:1", "format": "ap2", "digest": MandateDigest(doc), "document": doc,
-		"issuer_jwks": c.jwks("issuer-1"), "presented": doc + "~" + c.hop1(doc, hopOpts{})}
+		"issuer": "https://issuer.example", "issuer_jwks": c.jwks("issuer-1"), "presented": doc + "~" + c.hop1(doc, hopOpts{})}
 	binding := map[string]any{"mandate_id": "ns:mandate:1", "format": "ap2", "digest": MandateDigest(doc), "single_use": false, "used": false}
 	pack := func(entries any, alternatives ...any) map[string]any {
 		p := map[string]any{"snapshot": map[string]any{"grants": []any{map[string]any{"grant_id": "g"}}, "alternatives": alternatives}}
@@ -381,6 +385,7 @@ func TestMandateEvidenceCheck(t *testing.T) {
 		"presented elsewhere": {pack([]any{with(entry, "presented", c.hop1(doc, hopOpts{}))}), "mandate_signature_invalid"},
 		"other issuer":        {pack([]any{with(entry, "issuer_jwks", newChain(t, nil, "").jwks("issuer-1"))}), "mandate_signature_invalid"},
 		"malformed":           {pack(map[string]any{}), "malformed_mandates"},
+		"issuer not named":    {pack([]any{with(entry, "issuer", nil)}), "mandate_signature_invalid"},
 		"acp digest": {pack([]any{map[string]any{"mandate_id": "ns:allowance:1", "format": "acp",
 			"digest": shaText(`{"max_amount":2000}`), "document": `{"max_amount":20000}`}}), "mandate_digest_mismatch"},
 	} {
@@ -417,7 +422,7 @@ func TestMandateEvidencePackWiring(t *testing.T) {
 			}
 		}
 		p["mandates"] = []any{map[string]any{"mandate_id": "ns:mandate:1", "format": "ap2", "digest": MandateDigest(doc),
-			"document": doc, "issuer_jwks": c.jwks("issuer-1"), "presented": presented}}
+			"document": doc, "issuer": "https://issuer.example", "issuer_jwks": c.jwks("issuer-1"), "presented": presented}}
 		normal, _ := ToJSONValue(p)
 		b, err := Canonicalize(normal)
 		if err != nil {

@@ -68,10 +68,17 @@ const closedMandate = disclosure({
 });
 function hop1(
   previous: string,
-  o: { disclosures?: string[]; key?: KeyObject | null; sdHash?: string; header?: Json; drop?: string } = {},
+  o: {
+    disclosures?: string[];
+    key?: KeyObject | null;
+    sdHash?: string;
+    header?: Json;
+    drop?: string;
+    delegate?: string[];
+  } = {},
 ): string {
   const payload: Json = {
-    delegate_payload: [{ '...': sha(closedMandate) }],
+    delegate_payload: (o.delegate ?? [closedMandate]).map((d) => ({ '...': sha(d) })),
     aud: 'https://aar.example',
     nonce: 'n-1',
     iat: 1777342370,
@@ -89,6 +96,8 @@ const document = hop0();
 const hop1Text = hop1(document);
 const presented = `${document}~${hop1Text}`;
 const third = hop1(hop1Text, { disclosures: [], key: agent.privateKey });
+const unknownVct = disclosure({ vct: 'mandate.loyalty.1', cnf: { jwk: jwkOf(user.publicKey) } });
+const secondOpen = disclosure({ vct: 'mandate.payment.open.1', constraints: [], cnf: { jwk: jwkOf(agent.publicKey) } });
 const forgedOpen = disclosure({ vct: 'mandate.payment.open.1', constraints: [], cnf: { jwk: jwkOf(attacker.publicKey) } });
 
 const cases: Array<{ desc: string; presentation: string; want: string[] }> = [
@@ -165,6 +174,16 @@ const cases: Array<{ desc: string; presentation: string; want: string[] }> = [
     want: ['issuer_key_unknown'],
   },
   {
+    desc: 'a mandate content of an unknown vct',
+    presentation: hop0({ disclosures: [unknownVct], payload: { ...payload0, delegate_payload: [{ '...': sha(unknownVct) }] } }),
+    want: ['unsupported_vct'],
+  },
+  {
+    desc: 'a second open payment mandate, re-delegated in hop 1',
+    presentation: `${document}~${hop1(document, { disclosures: [secondOpen], delegate: [secondOpen] })}`,
+    want: ['unsupported_constraint'],
+  },
+  {
     desc: 'hop 1 without a nonce',
     presentation: `${document}~${hop1(document, { drop: 'nonce' })}`,
     want: ['key_binding_invalid'],
@@ -237,6 +256,11 @@ const evidence = [
   {
     desc: 'issuer_jwks of another issuer',
     pack: pack([{ ...ap2Entry, issuer_jwks: { keys: [{ ...jwkOf(attacker.publicKey), kid: 'issuer-1' }] } }], [binding(ap2Entry)]),
+    want: 'mandate_signature_invalid',
+  },
+  {
+    desc: 'an AP2 entry that does not name the issuer its document names',
+    pack: pack([{ ...ap2Entry, issuer: undefined }], [binding(ap2Entry)]),
     want: 'mandate_signature_invalid',
   },
   { desc: 'mandates is not an array', pack: pack({ not: 'an array' } as unknown as unknown[], []), want: 'malformed_mandates' },

@@ -42,6 +42,9 @@ KB_TYP = "kb+sd-jwt"
 _SUPPORTED_ALGS = ("ES256", "ES384", "EdDSA")
 _CURVES = {"ES256": ("P-256", ec.SECP256R1, 32, hashes.SHA256), "ES384": ("P-384", ec.SECP384R1, 48, hashes.SHA384)}
 _ELLIPSIS = "..."
+#: the mandate content types of AP2 v0.2 (`vct` of a `delegate_payload` item)
+AP2_VCTS = ("mandate.payment.open.1", "mandate.payment.1", "mandate.checkout.open.1", "mandate.checkout.1")
+_MAX_SAFE = 2**53 - 1
 
 
 def mandate_digest(document: str) -> str:
@@ -278,6 +281,7 @@ def verify_ap2_presentation(presentation: Any, issuer_jwks: Any = None, *, issue
         if error is not None:
             result.errors.append(error)
         result.errors.extend(_key_binding_claims(hop, previous))
+    result.errors.extend(_mandate_contents(result.hops))
     result.errors.extend(_checkout_bindings(result.hops))
     return result
 
@@ -365,6 +369,45 @@ def _key_binding_claims(hop: Ap2Hop, previous: Ap2Hop | None) -> list[dict[str, 
     elif previous is not None and sd_hash != mandate_digest(previous.text):
         errors.append({"path": f"{base}/sd_hash", "code": "sd_hash_mismatch",
                        "detail": f"does not match the SHA-256 of hop {previous.index}"})
+    return errors
+
+
+def _time_claims(claims: Mapping[str, Any], path: str) -> list[dict[str, str]]:
+    """`exp`, `iat`, `nbf` are whole numbers of seconds when present (their values are not judged offline)."""
+    out = []
+    for name in ("exp", "iat", "nbf"):
+        value = claims.get(name)
+        if name in claims and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                   and float(value).is_integer() and abs(value) <= _MAX_SAFE):
+            out.append({"path": f"{path}/{name}", "code": "schema_invalid", "detail": "must be a whole number of seconds"})
+    return out
+
+
+def _mandate_contents(hops: list[Ap2Hop]) -> list[dict[str, str]]:
+    """Core's extractMandates and classifyMandates: each `delegate_payload` item is an object of a known `vct`, and
+    a chain holds at most one mandate of each type (a re-delegated mandate is not supported)."""
+    errors: list[dict[str, str]] = []
+    first: dict[str, str] = {}
+    for hop in hops:
+        base = f"/presentation/hops/{hop.index}"
+        errors.extend(_time_claims(hop.payload, f"{base}/payload"))
+        delegate = hop.payload.get("delegate_payload")
+        if delegate is not None and not isinstance(delegate, list):
+            errors.append({"path": f"{base}/payload/delegate_payload", "code": "schema_invalid", "detail": "must be an array"})
+        for i, item in enumerate(hop.mandates):
+            at = f"{base}/mandates/{i}"
+            if not isinstance(item, dict):
+                errors.append({"path": at, "code": "schema_invalid", "detail": "a mandate content must be a JSON object"})
+                continue
+            if item.get("vct") not in AP2_VCTS:
+                errors.append({"path": f"{at}/vct", "code": "unsupported_vct", "detail": "vct must be one of " + ", ".join(AP2_VCTS)})
+                continue
+            errors.extend(_time_claims(item, at))
+            if item["vct"] in first:
+                errors.append({"path": at, "code": "unsupported_constraint",
+                               "detail": f"a second {item['vct']} in the chain (the first is {first[item['vct']]})"})
+            else:
+                first[item["vct"]] = at
     return errors
 
 
@@ -463,7 +506,8 @@ def _check_entry(entry: dict[str, Any]) -> Any:
             return "mandate_signature_invalid"
         presentations = [document, presented]
     for text in presentations:
-        issuer = entry.get("issuer") if isinstance(entry.get("issuer"), str) else None
+        # as core: the entry names its issuer; without one, a hop 0 that names its `iss` has no trusted key
+        issuer = entry.get("issuer") if isinstance(entry.get("issuer"), str) else ""
         if not verify_ap2_presentation(text, entry.get("issuer_jwks"), issuer=issuer).ok:
             return "mandate_signature_invalid"
     return True

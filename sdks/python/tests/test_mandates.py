@@ -202,6 +202,23 @@ def test_a_closed_checkout_is_bound_to_its_checkout_jwt_and_the_payment_to_it():
         [("/presentation/hops/1/mandates/1/transaction_id", "sd_hash_mismatch")]
 
 
+def test_mandate_contents_have_a_known_vct_one_of_each_type_and_whole_second_times():
+    chain = Chain()
+    unknown = disclosure({"vct": "mandate.loyalty.1"})
+    result = verify_ap2_presentation(chain.hop0(disclosures=[unknown], payload={**chain.payload0, "delegate_payload": [{"...": sha(unknown)}]}), chain.jwks())
+    assert [(e["path"], e["code"]) for e in result.errors] == [("/presentation/hops/0/mandates/0/vct", "unsupported_vct")]
+    second = disclosure({"vct": "mandate.payment.open.1", "cnf": {"jwk": public_jwk(chain.agent)}})
+    document = chain.document()
+    payload = {"delegate_payload": [{"...": sha(second)}], "aud": "a", "nonce": "n", "iat": 1, "sd_hash": sha(document)}
+    hop = "~".join([jws({"alg": "ES256", "typ": "kb+sd-jwt"}, payload, chain.user), second]) + "~"
+    result = verify_ap2_presentation(document + "~" + hop, chain.jwks())
+    assert [(e["path"], e["code"]) for e in result.errors] == [("/presentation/hops/1/mandates/0", "unsupported_constraint")]
+    fractional = chain.hop0(payload={**chain.payload0, "exp": 1.5})
+    assert codes(fractional, chain.jwks()) == ["schema_invalid"]
+    not_a_list = chain.hop0(disclosures=[], payload={**chain.payload0, "delegate_payload": {"x": 1}})
+    assert codes(not_a_list, chain.jwks()) == ["schema_invalid"]
+
+
 def test_more_than_eight_hops_are_refused():
     chain = Chain()
     assert codes("~".join([chain.document()] * 9), chain.jwks()) == ["schema_invalid"]
@@ -235,8 +252,10 @@ def test_a_disclosure_dropped_from_a_key_bound_hop_is_refused_by_the_evidence_di
     chain = Chain()
     document = chain.document()
     entry = {"mandate_id": "ns:mandate:1", "format": "ap2", "digest": mandate_digest(document), "document": document,
-             "issuer_jwks": chain.jwks(), "presented": chain.presented(document)}
+             "issuer": "https://issuer.example", "issuer_jwks": chain.jwks(), "presented": chain.presented(document)}
     assert check_mandates({"mandates": [entry]}) is True
+    # as core: an entry that does not name the issuer its document's `iss` names has no trusted key
+    assert check_mandates({"mandates": [{k: v for k, v in entry.items() if k != "issuer"}]}) == "mandate_signature_invalid"
     entry["presented"] = entry["presented"].replace("~" + chain.note, "", 1)
     # the note is still referenced by digest but not disclosed: a legal SD-JWT, the closed hop only shows less
     assert check_mandates({"mandates": [entry]}) is True
