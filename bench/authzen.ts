@@ -11,20 +11,21 @@
  * items (BATCH_CONNECTIONS batches in flight), alternating too. Every answer is checked: an allow, or the run fails.
  */
 import os from 'node:os';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRequestSigner } from '@aar/sdk';
 import { buildWorld } from './authorize-http/build-world.ts';
-import { readProcessCpuMs } from './authorize-http/process-cpu.ts';
 import { signRequestPool, type SignedRequest } from './authorize-http/request-pool.ts';
-import { findFreePort, spawnChild, type ChildServer } from './authorize-http/spawn-child.ts';
-import type { Benchmark, BenchReport, Measurement } from './lib/bench-report.ts';
-
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const AAR_BIN = fileURLToPath(new URL('../packages/server/bin/aar.js', import.meta.url));
+import type { Benchmark, BenchReport } from './lib/bench-report.ts';
+import { startBenchServer } from './lib/bench-server.ts';
+import {
+  allowAuthorize,
+  cpuMeasurement,
+  failCheck,
+  pooled,
+  rateMeasurement,
+  runRound,
+  type Check,
+  type Round,
+} from './lib/cpu-rounds.ts';
 const GATEWAY = 'https://gateway.bench.example';
 
 const CONNECTIONS = 8;
@@ -37,15 +38,6 @@ const ROUNDS = Number(process.env.AAR_BENCH_AUTHZEN_ROUNDS ?? 3);
 const WARMUP = Number(process.env.AAR_BENCH_AUTHZEN_WARMUP ?? 300);
 /** issue 28: the façade costs at most this much CPU per decision over authorize */
 export const GOAL_RATIO = 1.05;
-
-interface Round {
-  cpuMs: number;
-  wallMs: number;
-  decisions: number;
-  latenciesMs: number[];
-}
-
-type Check = (status: number, body: unknown) => number;
 
 export const authzenBench: Benchmark = {
   name: 'authzen',
@@ -62,7 +54,7 @@ export async function runAuthzenBench(
   const batches = options.batches ?? BATCHES_PER_ROUND;
   const warmup = options.warmup ?? WARMUP;
   const loadAtStart = os.loadavg();
-  const aar = await startServer();
+  const aar = await startBenchServer('authzen', { AAR_PEP_URLS: GATEWAY });
   try {
     const world = await buildWorld(aar.base, aar.adminToken);
     const pep = await createPepToken(aar);
@@ -108,14 +100,12 @@ export async function runAuthzenBench(
           }),
         })),
       );
-    const allowAuthorize: Check = (status, body) =>
-      status === 200 && (body as { decision?: string }).decision === 'allow_with_constraints' ? 1 : fail(status, body);
     const allowOne: Check = (status, body) =>
-      status === 200 && (body as { decision?: boolean }).decision === true ? 1 : fail(status, body);
+      status === 200 && (body as { decision?: boolean }).decision === true ? 1 : failCheck(status, body);
     const allowMany: Check = (status, body) => {
       const items = (body as { evaluations?: Array<{ decision: boolean }> }).evaluations;
       if (status !== 200 || !items || items.length !== BATCH || items.some((e) => !e.decision))
-        return fail(status, body);
+        return failCheck(status, body);
       return items.length;
     };
 
@@ -149,89 +139,6 @@ export async function runAuthzenBench(
   } finally {
     await aar.stop();
   }
-}
-
-function fail(status: number, body: unknown): never {
-  throw new Error(`an answer was not an allow: ${status} ${JSON.stringify(body).slice(0, 400)}`);
-}
-
-async function runRound(
-  server: ChildServer,
-  requests: readonly SignedRequest[],
-  connections: number,
-  check: Check,
-): Promise<Round> {
-  const latenciesMs: number[] = [];
-  let next = 0;
-  let decisions = 0;
-  const cpuBefore = readProcessCpuMs(server.pid);
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      for (;;) {
-        const request = requests[next++];
-        if (!request) return;
-        const sent = performance.now();
-        const res = await fetch(`${server.base}${request.path}`, {
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-        });
-        const body = (await res.json()) as unknown;
-        latenciesMs.push(performance.now() - sent);
-        decisions += check(res.status, body);
-      }
-    }),
-  );
-  const wallMs = performance.now() - started;
-  const cpuAfter = readProcessCpuMs(server.pid);
-  if (cpuBefore === undefined || cpuAfter === undefined) throw new Error('no CPU reading from /proc (Linux only)');
-  return { cpuMs: cpuAfter - cpuBefore, wallMs, decisions, latenciesMs };
-}
-
-function pooled(rounds: readonly Round[]) {
-  const cpu = rounds.reduce((n, r) => n + r.cpuMs, 0);
-  const decisions = rounds.reduce((n, r) => n + r.decisions, 0);
-  const wall = rounds.reduce((n, r) => n + r.wallMs, 0);
-  const latencies = rounds.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    cpuMsPerDecision: cpu / decisions,
-    perRound: rounds.map((r) => r.cpuMs / r.decisions),
-    decisions,
-    decisionsPerSecond: (decisions * 1000) / wall,
-    p50: at(0.5),
-    p99: at(0.99),
-  };
-}
-
-function cpuMeasurement(group: string, name: string, rounds: readonly Round[], baseline: boolean): Measurement {
-  const p = pooled(rounds);
-  const mean = p.perRound.reduce((a, b) => a + b, 0) / p.perRound.length;
-  const sd = Math.sqrt(p.perRound.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, p.perRound.length - 1));
-  return {
-    group,
-    name,
-    meanMs: p.cpuMsPerDecision,
-    opsPerSecond: 1000 / p.cpuMsPerDecision,
-    rmePercent: p.perRound.length > 1 ? (100 * 1.96 * sd) / Math.sqrt(p.perRound.length) / mean : 0,
-    samples: p.decisions,
-    ...(baseline ? { baseline } : {}),
-  };
-}
-
-function rateMeasurement(group: string, name: string, rounds: readonly Round[], baseline: boolean): Measurement {
-  const p = pooled(rounds);
-  return {
-    group,
-    name,
-    meanMs: 1000 / p.decisionsPerSecond,
-    opsPerSecond: p.decisionsPerSecond,
-    p50Ms: p.p50,
-    p99Ms: p.p99,
-    samples: p.decisions,
-    ...(baseline ? { baseline } : {}),
-  };
 }
 
 function report(
@@ -273,56 +180,6 @@ function report(
       'every request signed by the agent beforehand (RFC 9421, a nonce each): authorize over the service URL, the AuthZEN door over the gateway URL (AAR_PEP_URLS) forwarded in context.agent_request; 1.00 EUR at a grocer, every answer checked to be an allow',
       `load average (1/5/15 min) at start ${load[0]!.map((x) => x.toFixed(2)).join('/')}, at end ${load[1]!.map((x) => x.toFixed(2)).join('/')}`,
     ],
-  };
-}
-
-async function startServer(): Promise<ChildServer & { adminToken: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'aar-bench-authzen-'));
-  const adminToken = `bench-${randomBytes(18).toString('base64url')}`;
-  const port = await findFreePort();
-  const base = `http://127.0.0.1:${port}`;
-  let child: ChildServer;
-  try {
-    child = await spawnChild({
-      // AAR_BENCH_SERVE_NODE_ARGS (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the service
-      args: [
-        ...(process.env.AAR_BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-        AAR_BIN,
-        'serve',
-        '--port',
-        String(port),
-      ],
-      cwd: REPO_ROOT,
-      env: {
-        DATABASE_URL: '',
-        AAR_HOST: '127.0.0.1',
-        AAR_REQUIRE_SIGNED_REQUESTS: 'true',
-        AAR_DATA_DIR: dataDir,
-        AAR_BOOTSTRAP_TOKEN: adminToken,
-        AAR_LOG_LEVEL: 'warn',
-        AAR_RATE_LIMIT: '10000000',
-        AAR_ISSUER_URL: base,
-        AAR_PUBLIC_URL: base,
-        AAR_PEP_URLS: GATEWAY,
-      },
-      port,
-      readyPath: '/healthz',
-      readyTimeoutMs: 120_000,
-    });
-  } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw error;
-  }
-  return {
-    ...child,
-    adminToken,
-    async stop(graceMs?: number) {
-      try {
-        await child.stop(graceMs);
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
   };
 }
 
