@@ -2,12 +2,12 @@
  * The cross-runtime mandate vector (vectors/mandates/ap2-chain.json, written by
  * vectors/scripts/generate-mandate-chain.ts with node:crypto only): core's AP2 verifier, which this SDK re-exports,
  * answers every case with the codes the Python and Go SDKs answer (the sorted set of distinct codes; time is not
- * checked offline, the vector's audience is the accepted one). Each evidence entry's digest is the hash of its
- * document exactly when the vector says the digest holds.
+ * checked offline, the vector's audience is the accepted one); core's evidence-pack verifier gives each evidence case
+ * the `mandates` outcome the vector names, as the Python and Go SDKs do.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { mandateDigest, verifyAp2Presentation } from '../../src/index.ts';
+import { mandateDigest, verifyAp2Presentation, verifyEvidencePack } from '../../src/index.ts';
 
 interface Vector {
   issuer: string;
@@ -35,6 +35,15 @@ describe('the shared AP2 mandate chain vector', () => {
     });
     const codes = result.ok ? [] : [...new Set(result.errors.map((e) => e.code))].sort();
     expect(codes).toEqual(c.want);
+  });
+
+  it.each(vector.evidence.map((c) => [c.desc, c] as const))('evidence pack `mandates` check: %s', async (_desc, c) => {
+    // the vector's packs are unsigned: only the `mandates` check is judged here
+    const result = await verifyEvidencePack(c.pack, { keys: [] });
+    const check = result.checks.find((entry) => entry.check === 'mandates');
+    expect(check).toEqual(
+      c.want === 'valid' ? { check: 'mandates', valid: true } : { check: 'mandates', valid: false, failure: c.want },
+    );
   });
 
   it('holds evidence entries whose digests are the hash of their documents, except where it says otherwise', () => {
