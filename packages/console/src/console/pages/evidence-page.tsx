@@ -20,6 +20,8 @@ const CHECK_TEXT: Record<EvidenceCheckName, string> = {
   inclusion_proof: "The entry is in the audit log at the checkpoint's size",
   checkpoint: 'The checkpoint is signed by a published key, of this log',
   policy_set: "Each rule pack in the snapshot is signed by the service and is the one the map's policy node names",
+  mandates:
+    "Each AP2 mandate or ACP allowance behind the snapshot's grants is carried, matches its digest, and its signatures verify",
   replay: 'Replaying the decision on its snapshot gives the recorded decision',
 };
 
