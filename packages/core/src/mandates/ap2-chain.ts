@@ -41,8 +41,7 @@ export function classifyMandates(
   return { open, closed };
 }
 
-export function checkBindings(open: VerifiedAp2['open'], closed: VerifiedAp2['closed'], errors: MandateError[]): void {
-  void open;
+export function checkBindings(closed: VerifiedAp2['closed'], errors: MandateError[]): void {
   const checkout = closed.checkout;
   if (checkout !== undefined) {
     const { checkout_hash: hash, checkout_jwt: jwt } = checkout.content;

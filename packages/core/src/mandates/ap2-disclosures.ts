@@ -21,6 +21,8 @@ export interface DisclosureLike {
   value: unknown;
   /** base64url SHA-256 of the disclosure's text as presented */
   digest: string;
+  /** its position among the hop's disclosures as presented (the `/disclosures/<index>` of error paths) */
+  index: number;
 }
 
 interface WalkState {
@@ -36,8 +38,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function disclosurePath(state: WalkState, index: number): string {
-  return `${state.hopPath}/disclosures/${index}`;
+/** `k` is the position in state.disclosures; the path names the disclosure's place in the hop as presented. */
+function disclosurePath(state: WalkState, k: number): string {
+  return `${state.hopPath}/disclosures/${state.disclosures[k]?.index ?? k}`;
 }
 
 function reference(state: WalkState, digest: string, where: string, kind: 'array' | 'object'): number | undefined {
@@ -147,13 +150,14 @@ function walk(value: unknown, depth: number, where: string, state: WalkState): v
 
 /**
  * Checks the disclosures of one hop against its (signed) payload. `hopPath` is the hop's pointer
- * (`/presentation/hops/<i>`). Returns the errors, each naming the disclosure or the payload member at fault, and
+ * (`/presentation/hops/<i>`); `incomplete`: some disclosure of the hop could not be read (already reported). Returns the errors, each naming the disclosure or the payload member at fault, and
  * whether the nesting limit was hit (then the hop must not be resolved).
  */
 export function checkDisclosures(
   payload: Record<string, unknown>,
   disclosures: readonly DisclosureLike[],
   hopPath: string,
+  incomplete = false,
 ): { errors: MandateError[]; depthExceeded: boolean } {
   const state: WalkState = {
     byDigest: new Map(),
@@ -173,7 +177,7 @@ export function checkDisclosures(
       state.errors.push({
         path,
         code: 'disclosure_digest_mismatch',
-        detail: `duplicate of disclosure ${first}`,
+        detail: `duplicate of disclosure ${disclosures[first]?.index ?? first}`,
       });
       return;
     }
@@ -182,7 +186,8 @@ export function checkDisclosures(
   walk(payload, 0, `${hopPath}/payload`, state);
   disclosures.forEach((disclosure, i) => {
     if (state.byDigest.get(disclosure.digest) !== i) return; // a duplicate, already reported
-    if ((state.used[i] ?? 0) === 0 && !state.depthExceeded) {
+    // when a disclosure of the hop was unreadable (incomplete), the digests it held are unknown: no orphan is certain
+    if ((state.used[i] ?? 0) === 0 && !state.depthExceeded && !incomplete) {
       state.errors.push({
         path: disclosurePath(state, i),
         code: 'disclosure_digest_mismatch',

@@ -11,7 +11,9 @@ import { decodeJwt, decodeSdJwt } from '@sd-jwt/decode';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { tryDecodeBase64Url } from '../encoding/base64url.ts';
 import { tryUtf8Decode, utf8Encode } from '../encoding/utf8.ts';
-import type { DisclosureLike } from './ap2-disclosures.ts';
+import { isAarError } from '../errors/aar-error.ts';
+import { parseStrictJson } from '../json/parse-strict-json.ts';
+import { MAX_NESTING, type DisclosureLike } from './ap2-disclosures.ts';
 import type { MandateError } from './mandate-types.ts';
 
 /** At most this many hops (issuer, user device, agent, sub-agents...). */
@@ -55,6 +57,8 @@ export interface DecodedHop {
   header: Record<string, unknown>;
   payload: Record<string, unknown>;
   disclosures: DisclosureLike[];
+  /** some disclosure segment was unreadable (reported): the others may reference digests only it held */
+  incomplete: boolean;
   /** the library's Disclosure objects, for getClaims */
   libraryDisclosures: Awaited<ReturnType<typeof decodeSdJwt>>['disclosures'];
 }
@@ -63,16 +67,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The library reads any JSON value with a `length` (a 2-character string is a "disclosure" to it). */
-function isJsonArray(encoded: string): boolean {
+type JsonReading = { ok: true; value: unknown } | { ok: false; detail: string };
+
+/**
+ * A segment's JSON, read strictly before the library reads it with JSON.parse: no duplicate member names (JSON.parse
+ * keeps the last one, other verifiers may keep the first), no `__proto__`, no number a double cannot hold exactly,
+ * nesting bounded. Both readers then see the same value.
+ */
+function readSegment(encoded: string): JsonReading {
   const bytes = tryDecodeBase64Url(encoded);
   const text = bytes === undefined ? undefined : tryUtf8Decode(bytes);
-  if (text === undefined) return false;
+  if (text === undefined) return { ok: false, detail: 'not base64url of UTF-8 text' };
   try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) && (value.length === 2 || value.length === 3);
-  } catch {
-    return false;
+    return { ok: true, value: parseStrictJson(text, { maxDepth: MAX_NESTING + 2 }) };
+  } catch (error) {
+    const first = isAarError(error) ? error.errors?.[0] : undefined;
+    return { ok: false, detail: first ? `not strict JSON (${first.path || 'top'}: ${first.message})` : 'not JSON' };
   }
 }
 
@@ -93,6 +103,16 @@ export async function decodeHop(hop: SplitHop): Promise<{ decoded?: DecodedHop; 
   if (parts.length !== 3 || !BASE64URL(parts[0] ?? '') || !BASE64URL(parts[1] ?? '')) {
     errors.push({ path: `${path}/jws`, code: 'schema_invalid', detail: 'not a compact JWS of base64url segments' });
     return { errors };
+  }
+  for (const [name, segment] of [
+    ['header', parts[0]],
+    ['payload', parts[1]],
+  ] as const) {
+    const reading = readSegment(segment ?? '');
+    if (!reading.ok) {
+      errors.push({ path: `${path}/jws`, code: 'schema_invalid', detail: `${name}: ${reading.detail}` });
+      return { errors };
+    }
   }
   let header: unknown;
   let payload: unknown;
@@ -117,15 +137,21 @@ export async function decodeHop(hop: SplitHop): Promise<{ decoded?: DecodedHop; 
     });
     return { errors };
   }
-  const disclosures: DisclosureLike[] = [];
-  const libraryDisclosures: DecodedHop['libraryDisclosures'] = [];
+  const valid: Array<{ index: number; encoded: string }> = [];
   for (const [i, encoded] of encodedDisclosures.entries()) {
     const at = `${path}/disclosures/${i}`;
     if (!BASE64URL(encoded)) {
       errors.push({ path: at, code: 'disclosure_digest_mismatch', detail: 'not base64url' });
       continue;
     }
-    if (!isJsonArray(encoded)) {
+    const reading = readSegment(encoded);
+    if (!reading.ok) {
+      errors.push({ path: at, code: 'schema_invalid', detail: reading.detail });
+      continue;
+    }
+    // the library reads any value with a `length` (a 2-character string is a "disclosure" to it)
+    const item = reading.value;
+    if (!Array.isArray(item) || (item.length !== 2 && item.length !== 3)) {
       errors.push({
         path: at,
         code: 'disclosure_digest_mismatch',
@@ -133,24 +159,27 @@ export async function decodeHop(hop: SplitHop): Promise<{ decoded?: DecodedHop; 
       });
       continue;
     }
-    try {
-      // one disclosure at a time through the library, so a broken one is named by its index
-      const [disclosure] = (await decodeSdJwt(`${jws}~${encoded}~`, sha256Hasher)).disclosures;
-      if (disclosure === undefined || disclosure._digest === undefined) throw new Error('no disclosure');
-      libraryDisclosures.push(disclosure);
-      disclosures.push({
-        salt: disclosure.salt,
-        key: disclosure.key,
-        value: disclosure.value,
-        digest: disclosure._digest,
-      });
-    } catch {
-      errors.push({
-        path: at,
-        code: 'disclosure_digest_mismatch',
-        detail: 'not a JSON array [salt, value] or [salt, name, value]',
-      });
-    }
+    valid.push({ index: i, encoded });
   }
-  return { decoded: { jws, header, payload, disclosures, libraryDisclosures }, errors };
+  const disclosures: DisclosureLike[] = [];
+  let libraryDisclosures: DecodedHop['libraryDisclosures'];
+  try {
+    // one library pass over the hop with the well-formed disclosures, in their order
+    const text = `${jws}~${valid.map((d) => `${d.encoded}~`).join('')}`;
+    libraryDisclosures = (await decodeSdJwt(text, sha256Hasher)).disclosures;
+  } catch {
+    errors.push({ path, code: 'schema_invalid', detail: 'the SD-JWT library cannot read this hop' });
+    return { errors };
+  }
+  libraryDisclosures.forEach((disclosure, j) => {
+    disclosures.push({
+      salt: disclosure.salt,
+      key: disclosure.key,
+      value: disclosure.value,
+      digest: disclosure._digest ?? '',
+      index: valid[j]?.index ?? -1,
+    });
+  });
+  const incomplete = valid.length < encodedDisclosures.length;
+  return { decoded: { jws, header, payload, disclosures, incomplete, libraryDisclosures }, errors };
 }

@@ -240,8 +240,22 @@ function checkKeyBindingClaims(
   }
 }
 
-/** Verifies an AP2 presentation; see the file comment for every rule. */
+/**
+ * Verifies an AP2 presentation; see the file comment for every rule. Never throws: anything unforeseen while reading
+ * a hostile presentation is a refusal (fail closed), not an exception.
+ */
 export async function verifyAp2Presentation(presentation: string, options: Ap2VerifyOptions): Promise<Ap2VerifyResult> {
+  try {
+    return await verify(presentation, options);
+  } catch {
+    return {
+      ok: false,
+      errors: [{ path: '/presentation', code: 'schema_invalid', detail: 'unreadable presentation' }],
+    };
+  }
+}
+
+async function verify(presentation: string, options: Ap2VerifyOptions): Promise<Ap2VerifyResult> {
   const errors: MandateError[] = [];
   if (typeof presentation !== 'string' || presentation.length === 0) {
     return {
@@ -284,7 +298,7 @@ export async function verifyAp2Presentation(presentation: string, options: Ap2Ve
     states.push(state);
     if (decoded === undefined) continue;
     const path = `/presentation/hops/${part.index}`;
-    const checked = checkDisclosures(decoded.payload, decoded.disclosures, path);
+    const checked = checkDisclosures(decoded.payload, decoded.disclosures, path, decoded.incomplete);
     errors.push(...checked.errors);
     // unresolvable (digest algorithm refused, nesting too deep): the hop's mandates are not read at all
     if (!checked.depthExceeded && !decodeErrors.some((e) => e.path.endsWith('/_sd_alg'))) {
@@ -303,7 +317,7 @@ export async function verifyAp2Presentation(presentation: string, options: Ap2Ve
   }
   const mandates = states.flatMap((state) => state.mandates);
   const { open, closed } = classifyMandates(mandates, errors);
-  checkBindings(open, closed, errors);
+  checkBindings(closed, errors);
   const hops = states.map((state) => state.hop);
   const last = hops[hops.length - 1];
   const closes =

@@ -360,29 +360,51 @@ describe('refused mutations', () => {
     expect(await codes(`${'é'.repeat(33_000)}~`)).toEqual([['schema_invalid', '/presentation']]);
   });
 
-  it('nested arrays past the depth limit: schema_invalid', async () => {
-    let deep: unknown = 'x';
-    for (let i = 0; i < AP2_MAX_NESTING + 2; i++) deep = [deep];
-    const open = await issueHop(
-      p.issuer,
-      { typ: 'dc+sd-jwt', kid: 'issuer-key-1' },
-      { iss: ISSUER, delegate_payload: [openPaymentContent(p.agent.publicJwk, { risk_data: { deep } })] },
-      OPEN_PAYMENT_FRAME,
-    );
-    const found = await codes(open);
+  it('nested arrays past the depth limit, in one disclosure or through nested disclosures: schema_invalid', async () => {
+    const nested = (depth: number): unknown => {
+      let value: unknown = 'x';
+      for (let i = 0; i < depth; i++) value = [value];
+      return value;
+    };
+    const hop = (deep: unknown, frame: Record<string, unknown> = OPEN_PAYMENT_FRAME): Promise<string> =>
+      issueHop(
+        p.issuer,
+        { typ: 'dc+sd-jwt', kid: 'issuer-key-1' },
+        { iss: ISSUER, delegate_payload: [openPaymentContent(p.agent.publicJwk, { risk_data: { deep } })] },
+        frame,
+      );
+    // one disclosure too deep: refused when read, before the library parses it
+    expect(await codes(await hop(nested(AP2_MAX_NESTING + 2)))).toEqual([
+      ['schema_invalid', '/presentation/hops/0/disclosures/2'],
+    ]);
+    // very deep (20,000 levels, written by hand: no JSON.stringify could): refused the same way, no stack overflow
+    const shallow = await hop('x');
+    const deepText = `["c2FsdA",${'['.repeat(20_000)}1${']'.repeat(20_000)}]`;
+    const deepDisclosure = encodeBase64Url(new TextEncoder().encode(deepText));
+    expect(await codes(withDisclosures(shallow, [...disclosures(shallow), deepDisclosure]))).toEqual([
+      ['schema_invalid', '/presentation/hops/0/disclosures/3'],
+    ]);
+    // each disclosure shallow, the chain of array element disclosures deep: the walk counts through them
+    let frame: Record<string, unknown> = { _sd: [0] };
+    for (let i = 0; i < AP2_MAX_NESTING; i++) frame = { _sd: [0], 0: frame };
+    const chained = await hop(nested(AP2_MAX_NESTING + 1), {
+      delegate_payload: { _sd: [0], 0: { risk_data: { deep: frame } } },
+    });
+    const found = await codes(chained);
     expect(found).toHaveLength(1);
     expect(found[0]?.[0]).toBe('schema_invalid');
-    expect(found[0]?.[1]).toMatch(/^\/presentation\/hops\/0\/disclosures\/\d+\/risk_data\/deep(\/0)+$/);
+    expect(found[0]?.[1]).toMatch(/^\/presentation\/hops\/0\/disclosures\/\d+(\/0)?$/);
     // within the limit it passes
-    let shallow: unknown = 'x';
-    for (let i = 0; i < AP2_MAX_NESTING - 6; i++) shallow = [shallow];
-    const ok = await issueHop(
-      p.issuer,
-      { typ: 'dc+sd-jwt', kid: 'issuer-key-1' },
-      { iss: ISSUER, delegate_payload: [openPaymentContent(p.agent.publicJwk, { risk_data: { shallow } })] },
-      OPEN_PAYMENT_FRAME,
-    );
-    expect(await codes(ok)).toEqual([]);
+    expect(await codes(await hop(nested(AP2_MAX_NESTING - 6)))).toEqual([]);
+  });
+
+  it('a JSON text with a duplicate member name: schema_invalid (JSON.parse would keep the last one)', async () => {
+    const { open } = await agentProviderChain(p);
+    const [jws = ''] = open.split('~');
+    const [h = '', , sig = ''] = jws.split('.');
+    const payload = '{"iss":"https://agent-provider.example","iss":"https://evil.example","delegate_payload":[]}';
+    const tampered = open.replace(jws, `${h}.${encodeBase64Url(new TextEncoder().encode(payload))}.${sig}`);
+    expect(await codes(tampered)).toEqual([['schema_invalid', '/presentation/hops/0/jws']]);
   });
 
   it('an unknown vct: unsupported_vct', async () => {
