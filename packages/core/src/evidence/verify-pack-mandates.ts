@@ -92,9 +92,15 @@ async function checkEntry(entry: Entry): Promise<MandatesOutcome> {
     { issuer: typeof entry.issuer === 'string' ? entry.issuer : '', keys: keysOf(entry.issuer_jwks) },
   ];
   for (const text of texts) {
-    const result = await verifyAp2Presentation(text, { issuers, nowSeconds: 0, audiences: [], checkTime: false });
     // the audience is the deployment's, which an offline verifier does not know; everything else must hold
-    if (!result.ok && result.errors.some((e) => e.code !== 'audience_mismatch')) return 'mandate_signature_invalid';
+    const result = await verifyAp2Presentation(text, {
+      issuers,
+      nowSeconds: 0,
+      audiences: [],
+      checkTime: false,
+      checkAudience: false,
+    });
+    if (!result.ok) return 'mandate_signature_invalid';
   }
   return true;
 }
