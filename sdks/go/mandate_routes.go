@@ -15,6 +15,11 @@ func (c *Client) CreateMandateIssuer(ctx context.Context, body any, opts ...Requ
 	return c.post(ctx, "/v1/mandate-issuers", body, opts...)
 }
 
+// ListMandateIssuers (admin, auditor) lists every registered issuer with its keys: `{ items: [...] }`.
+func (c *Client) ListMandateIssuers(ctx context.Context) (Object, error) {
+	return c.get(ctx, "/v1/mandate-issuers", nil)
+}
+
 // CreateMandate makes an AP2 presentation a grant: `{ format: "ap2", presentation, parent_grant_id,
 // actor_entity_id, payees? }`. A refusal is an *APIError 422 `mandate_invalid`; MandateErrors reads its faults.
 func (c *Client) CreateMandate(ctx context.Context, body any, opts ...RequestOption) (Object, error) {

@@ -29,6 +29,7 @@ func TestMandateRoutesSendTheirRequests(t *testing.T) {
 		wantBody           string
 	}{
 		{"CreateMandateIssuer", "POST", "/v1/mandate-issuers", func() error { _, e := c.CreateMandateIssuer(ctx, body); return e }, `{"probe":1.5}`},
+		{"ListMandateIssuers", "GET", "/v1/mandate-issuers", func() error { _, e := c.ListMandateIssuers(ctx); return e }, ""},
 		{"CreateMandate", "POST", "/v1/mandates", func() error { _, e := c.CreateMandate(ctx, body); return e }, `{"probe":1.5}`},
 		{"GetMandate", "GET", "/v1/mandates/ns:mandate:0195f3a0%2F1", func() error { _, e := c.GetMandate(ctx, mandateID); return e }, ""},
 		{"RevokeMandate", "POST", "/v1/mandates/ns:mandate:0195f3a0%2F1/revoke", func() error { _, e := c.RevokeMandate(ctx, mandateID); return e }, `{}`},

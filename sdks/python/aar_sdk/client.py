@@ -300,6 +300,10 @@ class AarClient:
         """Admin: `{ issuer, format: "ap2", jwks | jwks_uri }`; a mandate's issuer key comes from there only."""
         return self._post("/v1/mandate-issuers", body, idempotency_key)
 
+    def list_mandate_issuers(self) -> Any:
+        """Admin or auditor: `{ items: [...] }`, every registered issuer with its keys."""
+        return self._get("/v1/mandate-issuers")
+
     def create_mandate(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:
         """`{ format: "ap2", presentation, parent_grant_id, actor_entity_id, payees? }`; refused: AarApiError 422
         `mandate_invalid` whose `errors` are `{ path, code, detail }`."""
@@ -309,7 +313,8 @@ class AarClient:
         return self._get(f"/v1/mandates/{_quote(mandate_id)}")
 
     def revoke_mandate(self, mandate_id: str, *, idempotency_key: str | None = None) -> Any:
-        """Revokes the mandate's grant, and through the cascade every grant under it."""
+        """Revokes the mandate's grant, and through the cascade every grant under it: `{ mandate_id, state, grant }`
+        with the grant's revocation as POST /v1/grants/{id}/revoke answers it."""
         return self._post(f"/v1/mandates/{_quote(mandate_id)}/revoke", {}, idempotency_key)
 
     def create_allowance(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> Any:

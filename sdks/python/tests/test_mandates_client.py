@@ -27,6 +27,7 @@ ALLOWANCE = {"format": "acp", "allowance": {"reason": "one_time", "max_amount": 
 
 CALLS = [
     (lambda c: c.create_mandate_issuer(ISSUER), "POST", "/v1/mandate-issuers", ISSUER),
+    (lambda c: c.list_mandate_issuers(), "GET", "/v1/mandate-issuers", None),
     (lambda c: c.create_mandate(MANDATE), "POST", "/v1/mandates", MANDATE),
     (lambda c: c.get_mandate(MANDATE_ID), "GET", f"/v1/mandates/{ESC_M}", None),
     (lambda c: c.revoke_mandate(MANDATE_ID), "POST", f"/v1/mandates/{ESC_M}/revoke", {}),

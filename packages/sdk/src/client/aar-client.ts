@@ -48,6 +48,7 @@ import type {
   MandateCreation,
   MandateIssuer,
   MandateIssuerRegistration,
+  MandateRevocation,
 } from './mandate-types.ts';
 import { sendRequest, type AarResponse, type QueryValue, type TransportOptions } from './send-request.ts';
 
@@ -414,6 +415,10 @@ export class AarClient {
   createMandateIssuer(body: MandateIssuerRegistration, options?: CallOptions): Promise<MandateIssuer> {
     return this.#route('POST', '/v1/mandate-issuers', { body }, options);
   }
+  /** Admin or auditor: every registered issuer with its keys, in issuer order. */
+  listMandateIssuers(options?: CallOptions): Promise<{ items: MandateIssuer[] }> {
+    return this.#route('GET', '/v1/mandate-issuers', {}, options);
+  }
   /**
    * An AP2 mandate presentation becomes a grant delegated under `parent_grant_id`. Refused: 422 `mandate_invalid`,
    * whose `errors[]` (AarApiError.errors) name each fault's `path` and `code`.
@@ -425,7 +430,7 @@ export class AarClient {
     return this.#route('GET', '/v1/mandates/{id}', { params: { id } }, options);
   }
   /** Revokes the mandate's grant (and, through the cascade, every grant under it). */
-  revokeMandate(id: string, options?: CallOptions): Promise<Mandate> {
+  revokeMandate(id: string, options?: CallOptions): Promise<MandateRevocation> {
     return this.#route('POST', '/v1/mandates/{id}/revoke', { params: { id } }, options);
   }
   /** An ACP `delegate_payment` allowance becomes a one-use grant bound to its checkout session; never send a card. */

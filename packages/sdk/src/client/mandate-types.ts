@@ -9,8 +9,9 @@
 import type { MandateErrorCode } from '@aar/core';
 import type { Operations } from '../generated/api-types.ts';
 
-/** A grant as the service answers it (`GET /v1/grants/{id}`); a mandate-derived grant adds `mandate_id`. */
-export type MandateGrant = Operations['getGrant']['response'] & { mandate_id?: string | null };
+/** The grant made from a mandate or allowance, as `GET /v1/grants/{id}` shows it; its signed `link` carries
+ * `mandate: { mandate_id, format, digest }`. */
+export type MandateGrant = Operations['getGrant']['response'];
 
 /** `active`, `revoked` (its grant was revoked), `expired` (past `expires_at`), `used` (a single-use one was used). */
 export type MandateState = 'active' | 'revoked' | 'expired' | 'used';
@@ -20,12 +21,16 @@ export type MandateIssuerRegistration =
   | { issuer: string; format: 'ap2'; jwks: { keys: Array<Record<string, unknown>> }; jwks_uri?: never }
   | { issuer: string; format: 'ap2'; jwks_uri: string; jwks?: never };
 
+/** A registered issuer (write-once; a second registration of the issuer is 409 `conflict`). */
 export interface MandateIssuer {
   issuer: string;
   format: 'ap2';
-  jwks?: { keys: Array<Record<string, unknown>> } | null;
-  jwks_uri?: string | null;
-  created_at?: string;
+  /** the keys as given inline or as fetched once from `jwks_uri` */
+  jwks: { keys: Array<Record<string, unknown>> };
+  jwks_uri: string | null;
+  /** the audit entry committing to the registration */
+  audit_ref: string;
+  created_at: string;
   [member: string]: unknown;
 }
 
@@ -41,17 +46,51 @@ export interface MandateCreation {
   payees?: Record<string, string>;
 }
 
-export interface Mandate {
+/** What a mandate and an allowance both answer. */
+interface MandateCommon {
+  /** base64url SHA-256 of the stored document (AP2: the presentation as submitted; ACP: RFC 8785 of the allowance) */
+  digest: string;
+  principal_entity_id: string;
+  /** the agent holding the grant */
+  actor_entity_id: string;
+  parent_grant_id: string;
+  /** the constraints as recorded with the mandate */
+  constraints: unknown[];
+  checkout_session_id: string | null;
+  /** its grant allows one purchase */
+  single_use: boolean;
+  expires_at: string | null;
+  /** the allowed decision that spent a single-use one */
+  used_by: string | null;
+  state: MandateState;
+  created_at: string;
+  grant: MandateGrant;
+  [member: string]: unknown;
+}
+
+export interface Mandate extends MandateCommon {
   /** `ns:mandate:<uuid>` */
   mandate_id: string;
   format: 'ap2';
-  /** base64url SHA-256 of the presentation exactly as submitted */
-  digest: string;
-  issuer: string;
-  /** the AP2 constraints as the service mapped them onto the grant's scope */
-  constraints: unknown[];
-  grant: MandateGrant;
-  state: MandateState;
+  issuer: string | null;
+  /** AP2 payee id -> merchant id, as given */
+  payees: Record<string, string>;
+}
+
+/** POST /v1/mandates/{id}/revoke: the revocation of its grant, as POST /v1/grants/{id}/revoke answers it. */
+export interface MandateRevocation {
+  mandate_id: string;
+  state: 'revoked';
+  grant: {
+    grant_id: string;
+    state: 'revoked';
+    revoked_count: number;
+    already_revoked: boolean;
+    revoked_at: string;
+    reason_code: string | null;
+    audit_ref: string | null;
+    elapsed_ms: number;
+  };
   [member: string]: unknown;
 }
 
@@ -84,12 +123,12 @@ export interface AllowanceCreation {
   actor_entity_id: string;
 }
 
-export interface Allowance {
+export interface Allowance extends MandateCommon {
   /** `ns:allowance:<uuid>` */
   allowance_id: string;
-  grant: MandateGrant;
-  state: MandateState;
-  [member: string]: unknown;
+  format: 'acp';
+  /** the PSP's vaulted token id */
+  vaulted_token_id: string | null;
 }
 
 /** The `mandate` member of an authorize: a stored mandate or allowance by id, or the closed presentation itself. */

@@ -66,6 +66,7 @@ const CASES: Case[] = [
     '/v1/mandate-issuers',
     { issuer: 'https://issuer.example', format: 'ap2', jwks_uri: 'https://i.example/j' },
   ],
+  ['listMandateIssuers', (c) => c.listMandateIssuers(), 'GET', '/v1/mandate-issuers'],
   ['createMandate', (c) => c.createMandate(MANDATE), 'POST', '/v1/mandates', MANDATE],
   ['getMandate', (c) => c.getMandate(MANDATE_ID), 'GET', `/v1/mandates/${encodeURIComponent(MANDATE_ID)}`],
   [
