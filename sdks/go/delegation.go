@@ -227,7 +227,7 @@ func readChainLink(link any) readLink {
 var wireScopeKnown = []string{
 	"max_amount_per_purchase", "max_daily_amount", "requires_approval_above", "allowed_merchant_categories",
 	"blocked_merchant_categories", "allowed_jurisdictions", "valid_until", "allowed_actions", "may_delegate",
-	"max_delegation_depth",
+	"max_delegation_depth", "budget", "allowed_merchants",
 }
 
 // readWireScope reads a link's scope (major units, `purchase.` actions) into decide's form; unknown members are
@@ -268,7 +268,24 @@ func readWireScope(v any) (map[string]any, []string) {
 		}
 		scope[k] = map[string]any{"minor": minor, "currency": cur}
 	}
-	for _, k := range []string{"allowed_merchant_categories", "blocked_merchant_categories", "allowed_jurisdictions"} {
+	// aar-decide/1.4.0: `{ amount, currency, period }`, money like the limits above plus its period
+	if budget, present := m["budget"]; present {
+		bm, isObj := budget.(map[string]any)
+		okMembers := isObj
+		for bk := range bm {
+			if bk != "amount" && bk != "currency" && bk != "period" {
+				okMembers = false
+			}
+		}
+		period, okPeriod := get(bm, "period").(string)
+		minor, cur, ok := parseWireAmount(get(bm, "amount"), get(bm, "currency"))
+		if okMembers && okPeriod && includesString(BudgetPeriods, period) && ok {
+			scope["budget"] = map[string]any{"minor": minor, "currency": cur, "period": period}
+		} else {
+			malformed = append(malformed, "budget")
+		}
+	}
+	for _, k := range []string{"allowed_merchant_categories", "blocked_merchant_categories", "allowed_jurisdictions", "allowed_merchants"} {
 		if list, present := m[k]; present {
 			if isStringArray(list) {
 				scope[k] = toAnyList(stringsOf(list))
@@ -434,6 +451,9 @@ func findScopeViolations(own, parent, intersection map[string]any) []string {
 			break
 		}
 	}
+	if pb, ok := parent["budget"]; ok && currency == "" {
+		currency = currencyOf(pb)
+	}
 	for _, k := range moneyScopeFields {
 		c, ok := own[k]
 		if !ok {
@@ -444,6 +464,14 @@ func findScopeViolations(own, parent, intersection map[string]any) []string {
 			out = append(out, "/scope/"+k+"/currency")
 		} else if pok && minorOf(c) > minorOf(p) {
 			out = append(out, "/scope/"+k)
+		}
+	}
+	if c, ok := own["budget"]; ok {
+		p, pok := parent["budget"]
+		if currency != "" && currencyOf(c) != currency {
+			out = append(out, "/scope/budget/currency")
+		} else if pok && minorOf(c) > minorOf(p) {
+			out = append(out, "/scope/budget")
 		}
 	}
 	if cv, ok := own["valid_until"]; ok {

@@ -17,7 +17,7 @@ from typing import Any
 from .decide.instant import compare_instants, parse_instant
 from .decide.refs import (actions_covered_by, is_purchase_action, parse_card_token_ref, parse_entity_id, same_entity,
                           same_instrument)
-from .decide.scope import (ALLOWED_LIST_FIELDS, MONEY_FIELDS, compute_effective_scope, inherit_scope,
+from .decide.scope import (ALLOWED_LIST_FIELDS, BUDGET_PERIODS, MONEY_FIELDS, compute_effective_scope, inherit_scope,
                            is_non_negative_safe_integer, is_string_array)
 from .jcs import canonical_json
 from .jwks import InvalidJwk, TrustedKeys, jwk_thumbprint, look_up_key, parse_public_ed25519_jwk
@@ -34,7 +34,7 @@ _STATEMENT_REQUEST_MEMBERS = ("parent_grant_id", "principal_entity_id", "actor_e
                               "resource_id", "scope")
 _KNOWN_SCOPE = set(MONEY_FIELDS) | {"allowed_merchant_categories", "blocked_merchant_categories",
                                     "allowed_jurisdictions", "valid_until", "allowed_actions", "may_delegate",
-                                    "max_delegation_depth"}
+                                    "max_delegation_depth", "budget", "allowed_merchants"}
 
 
 @dataclass
@@ -65,7 +65,21 @@ def read_wire_scope(value: Any) -> tuple[dict[str, Any], list[str]]:
             scope[key] = parse_amount(money.get("amount"), money.get("currency"))
         except InvalidAmount:
             malformed.append(key)
-    for key in ("allowed_merchant_categories", "blocked_merchant_categories", "allowed_jurisdictions"):
+    # aar-decide/1.4.0: `{ amount, currency, period }`, money like the limits above plus its period
+    if "budget" in value:
+        budget = value["budget"]
+        try:
+            if not isinstance(budget, dict) or any(k not in ("amount", "currency", "period") for k in budget):
+                raise InvalidAmount("shape")
+            period = budget.get("period")
+            if not isinstance(period, str) or period not in BUDGET_PERIODS:
+                raise InvalidAmount("period")
+            money = parse_amount(budget.get("amount"), budget.get("currency"))
+            scope["budget"] = {"minor": money["minor"], "currency": money["currency"], "period": period}
+        except InvalidAmount:
+            malformed.append("budget")
+    for key in ("allowed_merchant_categories", "blocked_merchant_categories", "allowed_jurisdictions",
+                "allowed_merchants"):
         if key in value:
             if is_string_array(value[key]):
                 scope[key] = list(value[key])
@@ -126,6 +140,8 @@ def _attenuation(child: dict[str, Any], ancestors: list[dict[str, Any]]) -> list
     scopes = [a["scope"] for a in ancestors]
     own, effective, intersection = child["scope"], _effective_of(scopes), compute_effective_scope(scopes)
     currency = next((effective[k]["currency"] for k in MONEY_FIELDS if k in effective), None)
+    if currency is None and "budget" in effective:
+        currency = effective["budget"]["currency"]
     for key in MONEY_FIELDS:
         if key not in own:
             continue
@@ -134,6 +150,12 @@ def _attenuation(child: dict[str, Any], ancestors: list[dict[str, Any]]) -> list
             out.append((f"/scope/{key}/currency", f"must be `{currency}`, the currency of the parent's limits"))
         elif p is not None and c["minor"] > p["minor"]:
             out.append((f"/scope/{key}", f"must be at most {_fmt(p)}, the parent's"))
+    if "budget" in own:
+        c, p = own["budget"], effective.get("budget")
+        if currency is not None and c["currency"] != currency:
+            out.append(("/scope/budget/currency", f"must be `{currency}`, the currency of the parent's limits"))
+        elif p is not None and c["minor"] > p["minor"]:
+            out.append(("/scope/budget", f"must be at most {_fmt(p)}, the parent's budget (per {p['period']})"))
     if "valid_until" in own and "valid_until" in effective:
         c_at, p_at = parse_instant(own["valid_until"]), parse_instant(effective["valid_until"])
         if c_at and p_at and compare_instants(c_at, p_at) > 0:
