@@ -503,3 +503,44 @@ func TestMandateES384AndCheckoutBindingsAndKeyBindingClaims(t *testing.T) {
 		t.Fatalf("nine hops: %v", codes)
 	}
 }
+
+// Evidence packs the service made under an AP2 mandate and an ACP allowance verify whole (the mandates check
+// included) and replay to their recorded decisions; a forged closing hop or a dropped mandates member fails the check.
+func TestMandateServiceMadePacksVerifyAndReplay(t *testing.T) {
+	v := readJSONFile(t, filepath.Join(repoRoot(t), "vectors", "evidence-packs-with-mandates.json"))
+	keys := jwksOf(t, get(v, "jwks"))
+	packs, _ := get(v, "packs").([]any)
+	if len(packs) != 5 {
+		t.Fatalf("want 5 packs, got %d", len(packs))
+	}
+	mandatesCheck := func(r EvidenceVerification) EvidenceCheck {
+		for _, c := range r.Checks {
+			if c.Check == "mandates" {
+				return c
+			}
+		}
+		return EvidenceCheck{}
+	}
+	for _, tc := range packs {
+		r := VerifyEvidencePack(context.Background(), get(tc, "pack"), keys, VerifyEvidencePackOptions{})
+		want := get(tc, "want")
+		if !r.Valid || !mandatesCheck(r).Valid || r.ReplayDecision == nil || !r.ReplayDecision.Matches ||
+			r.ReplayDecision.Decision != get(want, "decision") || r.ReplayDecision.Reason != get(want, "reason") {
+			t.Fatalf("%s: %+v %+v", get(tc, "desc"), r.Checks, r.ReplayDecision)
+		}
+	}
+	presented := obj(get(packs[1], "pack"))
+	entry := obj(get(presented, "mandates").([]any)[0])
+	hops := SplitAp2Hops(entry["presented"].(string))
+	last := hops[len(hops)-1]
+	forgedHop := last[:strings.LastIndex(last, ".")+1] + encodeBase64URL(make([]byte, 64)) + last[strings.Index(last, "~"):]
+	forged := with(presented, "mandates", []any{with(entry, "presented", entry["document"].(string)+"~"+forgedHop)})
+	if c := mandatesCheck(VerifyEvidencePack(context.Background(), forged, keys, VerifyEvidencePackOptions{})); c.Failure != "mandate_signature_invalid" {
+		t.Fatalf("forged closing hop: %+v", c)
+	}
+	dropped := with(presented, "mandates", nil)
+	delete(dropped, "mandates")
+	if c := mandatesCheck(VerifyEvidencePack(context.Background(), dropped, keys, VerifyEvidencePackOptions{})); c.Failure != "mandate_missing" {
+		t.Fatalf("dropped mandates: %+v", c)
+	}
+}

@@ -506,3 +506,34 @@ def test_the_shared_mandate_chain_vector():
         assert sorted(set(result.codes())) == case["want"], case["desc"]
     for case in vector["evidence"]:
         assert check_mandates(case["pack"]) == (True if case["want"] == "valid" else case["want"]), case["desc"]
+
+
+# -- evidence packs the service made (vectors/evidence-packs-with-mandates.json) -----------------------------------
+
+SERVICE_PACKS = load(VECTORS / "evidence-packs-with-mandates.json")
+
+
+@pytest.mark.parametrize("case", SERVICE_PACKS["packs"], ids=lambda c: c["desc"][:50])
+def test_service_made_mandate_packs_verify_and_replay_offline(case):
+    result = verify_evidence_pack(case["pack"], SERVICE_PACKS["jwks"])
+    assert result.valid, result.checks
+    assert {"check": "mandates", "valid": True} in result.checks
+    assert result.replay_decision["matches"]
+    assert (result.replay_decision["decision"], result.replay_decision["reason"]) == \
+        (case["want"]["decision"], case["want"]["reason"])
+
+
+def test_a_service_made_pack_with_its_mandate_changed_fails_the_mandates_check():
+    case = next(c for c in SERVICE_PACKS["packs"] if "presented" in c["pack"]["mandates"][0])
+    pack = copy.deepcopy(case["pack"])
+    entry = pack["mandates"][0]
+    hops = split_hops(entry["presented"])
+    # a closing hop signed again by someone else: the presentation still extends the document
+    forged_hop = hops[-1][: hops[-1].rindex(".") + 1] + encode_b64url(b"\x01" * 64) + hops[-1][hops[-1].index("~"):]
+    entry["presented"] = entry["document"] + "~" + forged_hop
+    failure = next(c for c in verify_evidence_pack(pack, SERVICE_PACKS["jwks"]).checks if c["check"] == "mandates")
+    assert failure == {"check": "mandates", "valid": False, "failure": "mandate_signature_invalid"}
+    pack = copy.deepcopy(case["pack"])
+    del pack["mandates"]
+    failure = next(c for c in verify_evidence_pack(pack, SERVICE_PACKS["jwks"]).checks if c["check"] == "mandates")
+    assert failure == {"check": "mandates", "valid": False, "failure": "mandate_missing"}
