@@ -47,6 +47,11 @@ func (c *Client) GetAllowance(ctx context.Context, id string) (Object, error) {
 	return c.get(ctx, p("/v1/allowances/", id), nil)
 }
 
+// RevokeAllowance revokes the allowance's grant (idempotent).
+func (c *Client) RevokeAllowance(ctx context.Context, id string, opts ...RequestOption) (Object, error) {
+	return c.post(ctx, p("/v1/allowances/", id, "/revoke"), nil, opts...)
+}
+
 // MandateErrors returns the faults of a refused mandate (422 `mandate_invalid`, each `{ path, code, detail }`),
 // read from the problem document APIError keeps; nil for any other error.
 func MandateErrors(err error) []MandateError {

@@ -34,6 +34,7 @@ func TestMandateRoutesSendTheirRequests(t *testing.T) {
 		{"GetMandate", "GET", "/v1/mandates/ns:mandate:0195f3a0%2F1", func() error { _, e := c.GetMandate(ctx, mandateID); return e }, ""},
 		{"RevokeMandate", "POST", "/v1/mandates/ns:mandate:0195f3a0%2F1/revoke", func() error { _, e := c.RevokeMandate(ctx, mandateID); return e }, `{}`},
 		{"CreateAllowance", "POST", "/v1/allowances", func() error { _, e := c.CreateAllowance(ctx, body); return e }, `{"probe":1.5}`},
+		{"RevokeAllowance", "POST", "/v1/allowances/ns:allowance:0195f3a0%2F2/revoke", func() error { _, e := c.RevokeAllowance(ctx, allowanceID); return e }, `{}`},
 		{"GetAllowance", "GET", "/v1/allowances/ns:allowance:0195f3a0%2F2", func() error { _, e := c.GetAllowance(ctx, allowanceID); return e }, ""},
 	}
 	for _, tc := range cases {

@@ -325,6 +325,10 @@ class AarClient:
     def get_allowance(self, allowance_id: str) -> Any:
         return self._get(f"/v1/allowances/{_quote(allowance_id)}")
 
+    def revoke_allowance(self, allowance_id: str, *, idempotency_key: str | None = None) -> Any:
+        """Revokes the allowance's grant (idempotent)."""
+        return self._post(f"/v1/allowances/{_quote(allowance_id)}/revoke", {}, idempotency_key)
+
     # -- decisions, approvals, evidence ----------------------------------------------------------------------------
     def get_decision(self, decision_id: str) -> Any:
         return self._get(f"/v1/decisions/{_quote(decision_id)}")

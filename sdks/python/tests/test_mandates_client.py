@@ -33,6 +33,7 @@ CALLS = [
     (lambda c: c.revoke_mandate(MANDATE_ID), "POST", f"/v1/mandates/{ESC_M}/revoke", {}),
     (lambda c: c.create_allowance(ALLOWANCE), "POST", "/v1/allowances", ALLOWANCE),
     (lambda c: c.get_allowance(ALLOWANCE_ID), "GET", f"/v1/allowances/{ESC_A}", None),
+    (lambda c: c.revoke_allowance(ALLOWANCE_ID), "POST", f"/v1/allowances/{ESC_A}/revoke", {}),
 ]
 
 

@@ -440,6 +440,10 @@ export class AarClient {
   getAllowance(id: string, options?: CallOptions): Promise<Allowance> {
     return this.#route('GET', '/v1/allowances/{id}', { params: { id } }, options);
   }
+  /** Revokes the allowance's grant (idempotent). */
+  revokeAllowance(id: string, options?: CallOptions): Promise<MandateRevocation> {
+    return this.#route('POST', '/v1/allowances/{id}/revoke', { params: { id } }, options);
+  }
 
   // -- decisions, approvals, evidence -------------------------------------------------------------------------------
   getDecision(id: string, options?: CallOptions): Promise<Response<'getDecision'>> {

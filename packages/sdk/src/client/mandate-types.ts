@@ -77,7 +77,8 @@ export interface Mandate extends MandateCommon {
   payees: Record<string, string>;
 }
 
-/** POST /v1/mandates/{id}/revoke: the revocation of its grant, as POST /v1/grants/{id}/revoke answers it. */
+/** POST /v1/mandates/{id}/revoke and /v1/allowances/{id}/revoke: the revocation of its grant, as
+ * POST /v1/grants/{id}/revoke answers it (`mandate_id` holds the allowance id for an allowance). */
 export interface MandateRevocation {
   mandate_id: string;
   state: 'revoked';
@@ -112,12 +113,17 @@ export interface AcpAllowance {
   [member: string]: unknown;
 }
 
-/** POST /v1/allowances: a one-use grant bound to the checkout session and the PSP's vaulted token. */
+/**
+ * POST /v1/allowances: a one-use grant bound to the checkout session and the PSP's vaulted token. ACP's idempotency
+ * rules hold: the client sends an Idempotency-Key on every POST (pass `idempotencyKey` to choose it); the same key
+ * with another body is 422 `idempotency_conflict`.
+ */
 export interface AllowanceCreation {
   format: 'acp';
   allowance: AcpAllowance;
-  risk_signals?: unknown[];
-  metadata?: Record<string, unknown>;
+  /** ACP risk signals, e.g. `{ type: "card_testing", score: 10, action: "authorized" }` */
+  risk_signals?: Array<{ type: string; score: number; action: string }>;
+  metadata?: Record<string, string>;
   vaulted_token_id: string;
   parent_grant_id: string;
   actor_entity_id: string;

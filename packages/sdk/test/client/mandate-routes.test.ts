@@ -77,6 +77,12 @@ const CASES: Case[] = [
   ],
   ['createAllowance', (c) => c.createAllowance(ALLOWANCE), 'POST', '/v1/allowances', ALLOWANCE],
   ['getAllowance', (c) => c.getAllowance(ALLOWANCE_ID), 'GET', `/v1/allowances/${encodeURIComponent(ALLOWANCE_ID)}`],
+  [
+    'revokeAllowance',
+    (c) => c.revokeAllowance(ALLOWANCE_ID),
+    'POST',
+    `/v1/allowances/${encodeURIComponent(ALLOWANCE_ID)}/revoke`,
+  ],
 ];
 
 describe('AarClient: mandates and allowances (CONTRACT 21)', () => {
