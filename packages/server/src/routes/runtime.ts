@@ -144,7 +144,7 @@ export async function runtimeRoutes(app: FastifyInstance, ctx: AppContext, verif
     config: {
       roles: ['runtime'],
       grantVersion: true,
-      errors: ['invalid_id', 'invalid_amount', 'unknown_currency'],
+      errors: ['invalid_id', 'invalid_amount', 'unknown_currency', 'mandate_invalid'],
     },
     schema: {
       tags,
