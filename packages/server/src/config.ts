@@ -42,6 +42,12 @@ export interface AppConfig {
   startUnverified: boolean;
   /** webhook targets may be http and private/loopback addresses (CONTRACT section 9; development and tests only) */
   webhookAllowInsecure: boolean;
+  /**
+   * The `aud` values an AP2 mandate's key-binding hops may name (CONTRACT section 21, AAR_MANDATE_AUDIENCES,
+   * comma-separated; default the issuer URL): a presentation made for another verifier is refused
+   * (`audience_mismatch`), so one handed to someone else cannot be replayed here.
+   */
+  mandateAudiences: string[];
   /** the built console and simulator (AAR_CONSOLE_DIR); default: packages/console/dist of the installed @aar/console */
   consoleDir?: string | undefined;
 }
@@ -72,7 +78,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     startUnverified: overrides.startUnverified ?? boolFrom(env, 'AAR_START_UNVERIFIED', false),
     webhookAllowInsecure: overrides.webhookAllowInsecure ?? boolFrom(env, 'AAR_WEBHOOK_ALLOW_INSECURE', false),
     consoleDir: overrides.consoleDir ?? (env.AAR_CONSOLE_DIR ? resolve(env.AAR_CONSOLE_DIR) : undefined),
+    mandateAudiences: [],
   };
+  base.mandateAudiences = overrides.mandateAudiences ?? mandateAudiencesFrom(env.AAR_MANDATE_AUDIENCES, base.issuerUrl);
   base.publicUrls =
     overrides.publicUrls ??
     (isUnset(env.AAR_PUBLIC_URL)
@@ -136,6 +144,23 @@ function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
 /** AAR_PEP_URLS: none when unset (a forwarded agent request then verifies against nothing) */
 function pepUrlsFrom(raw: string | undefined): string[] {
   return raw === undefined || isUnset(raw) ? [] : baseUrlsFrom(raw, 'AAR_PEP_URLS');
+}
+
+const MAX_MANDATE_AUDIENCES = 8;
+
+/** AAR_MANDATE_AUDIENCES: opaque strings (AP2 names an audience by URL or by name), the issuer URL when unset. */
+function mandateAudiencesFrom(raw: string | undefined, issuerUrl: string): string[] {
+  if (raw === undefined || isUnset(raw)) return [issuerUrl];
+  const entries = raw.split(',').map((s) => s.trim());
+  if (entries.length > MAX_MANDATE_AUDIENCES) {
+    throw new ConfigError(`AAR_MANDATE_AUDIENCES names ${entries.length} audiences; at most ${MAX_MANDATE_AUDIENCES}`);
+  }
+  for (const entry of entries) {
+    if (!/^[\x21-\x7e]{1,512}$/.test(entry)) {
+      throw new ConfigError(`AAR_MANDATE_AUDIENCES entries must be non-empty visible ascii, got \`${entry}\``);
+    }
+  }
+  return [...new Set(entries)];
 }
 
 function baseUrlsFrom(raw: string, name: string): string[] {

@@ -12,6 +12,7 @@ import { CREDENTIAL_EVENTS } from './families/credential.ts';
 import { DECISION_EVENTS } from './families/decision.ts';
 import { ENTITY_EVENTS } from './families/entity.ts';
 import { KEY_EVENTS } from './families/key.ts';
+import { ALLOWANCE_EVENTS, MANDATE_EVENTS } from './families/mandate.ts';
 import { MERCHANT_EVENTS } from './families/merchant.ts';
 import { PURCHASE_AUTHORITY_EVENTS } from './families/purchase-authority.ts';
 import { RISK_EVENTS } from './families/risk.ts';
@@ -38,6 +39,8 @@ export const EVENT_FAMILIES: readonly EventFamily[] = [
   { family: 'card_token', description: 'network tokens bound to a principal', types: CARD_TOKEN_EVENTS },
   { family: 'merchant', description: 'merchants decisions are checked against', types: MERCHANT_EVENTS },
   { family: 'authority', description: 'grants, delegation and revocation', types: AUTHORITY_EVENTS },
+  { family: 'mandate', description: 'AP2 mandates accepted as grants, and their revocation', types: MANDATE_EVENTS },
+  { family: 'allowance', description: 'ACP allowances accepted as one-use grants', types: ALLOWANCE_EVENTS },
   {
     family: 'purchase_authority',
     description: 'authorize decisions that allow or deny, and purchase outcomes',

@@ -30,6 +30,9 @@ import { jsonSchemaRoutes } from './json-schemas.ts';
 import { jwksRoutes } from './jwks.ts';
 import { mcpRoutes } from './mcp.ts';
 import { merchantRoutes } from './merchants.ts';
+import { allowanceRoutes } from './allowances.ts';
+import { mandateIssuerRoutes } from './mandate-issuers.ts';
+import { mandateRoutes } from './mandates.ts';
 import { referenceRoutes } from './references.ts';
 import { riskSignalRoutes } from './risk-signals.ts';
 import { tokenSelfRoutes } from './token-self.ts';
@@ -76,6 +79,10 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await sectorPackRoutes(app, ctx);
   await ruleActivationRoutes(app, ctx);
   await backtestRoutes(app, ctx);
+  // payment-protocol mandates and allowances (CONTRACT section 21)
+  await mandateIssuerRoutes(app, ctx);
+  await mandateRoutes(app, ctx);
+  await allowanceRoutes(app, ctx);
   // the MCP door (docs/mcp.md): Streamable HTTP at /mcp, the same routes underneath with the caller's credential
   await mcpRoutes(app, ctx);
 }

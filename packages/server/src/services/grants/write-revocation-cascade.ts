@@ -19,6 +19,8 @@
  * The audit entry's record holds O's common members and `events_sha256`: the base64url SHA-256 of the lines
  * `<event_id> <subject_ref>\n`, one per event in event order. With the grants' own (signed) capability and principal,
  * every envelope can be rebuilt from the record and checked against what GET /v1/events serves.
+ * Every mandate or allowance whose grant the cascade revoked gets its `ns.mandate.revoked` in the same unit
+ * (services/mandates/revocation-events.ts).
  * Must run inside a write-queue unit (the audit appender, the savepoint).
  */
 import { createHash } from 'node:crypto';
@@ -29,6 +31,7 @@ import type { Database } from '../../store/index.ts';
 import { auditOf } from '../../store/write-queue.ts';
 import { assertCatalogued } from '../events/catalogued-event.ts';
 import type { OperationTemplate } from '../events/derived-envelope.ts';
+import { appendMandateRevocations } from '../mandates/revocation-events.ts';
 
 export const REVOKED_EVENT = 'ns.authority.revoked';
 
@@ -71,6 +74,8 @@ export async function writeRevocationCascade(
   // and read again in the order the index guarantees if they are not (never seen; then slower, never wrong)
   const lines = inEventOrder(written.lines, ids.prefix, count) ? written.lines : await linesFromEvents(trx, input);
   await appendAuditEntry(trx, ctx, input, ids, count, lines);
+  // a mandate or allowance whose grant this revoked says so itself (issue 29): one indexed read, zero rows mostly
+  await appendMandateRevocations(trx, ctx, input);
   return count;
 }
 
