@@ -565,11 +565,10 @@ func timeClaims(claims map[string]any, path string) []MandateError {
 	return out
 }
 
-// mandateContents is core's extractMandates and classifyMandates: each `delegate_payload` item is an object of a
-// known `vct`, and a chain holds at most one mandate of each type (a re-delegated mandate is not supported).
+// mandateContents is core's extractMandates: each `delegate_payload` item is an object of a known `vct` (a chain may
+// re-delegate an open mandate: what the mandates allow together is the service's question, not an offline one).
 func mandateContents(hops []Ap2Hop) []MandateError {
 	out := []MandateError{}
-	first := map[string]string{}
 	for _, hop := range hops {
 		base := fmt.Sprintf("/presentation/hops/%d", hop.Index)
 		out = append(out, timeClaims(hop.Payload, base+"/payload")...)
@@ -591,11 +590,6 @@ func mandateContents(hops []Ap2Hop) []MandateError {
 				continue
 			}
 			out = append(out, timeClaims(content, at)...)
-			if firstAt, seen := first[vct]; seen {
-				out = append(out, MandateError{at, "unsupported_constraint", fmt.Sprintf("a second %s in the chain (the first is %s)", vct, firstAt)})
-			} else {
-				first[vct] = at
-			}
 		}
 	}
 	return out

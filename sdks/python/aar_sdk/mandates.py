@@ -384,10 +384,9 @@ def _time_claims(claims: Mapping[str, Any], path: str) -> list[dict[str, str]]:
 
 
 def _mandate_contents(hops: list[Ap2Hop]) -> list[dict[str, str]]:
-    """Core's extractMandates and classifyMandates: each `delegate_payload` item is an object of a known `vct`, and
-    a chain holds at most one mandate of each type (a re-delegated mandate is not supported)."""
+    """Core's extractMandates: each `delegate_payload` item is an object of a known `vct` (a chain may re-delegate an
+    open mandate: what the mandates allow together is the service's question, not an offline one)."""
     errors: list[dict[str, str]] = []
-    first: dict[str, str] = {}
     for hop in hops:
         base = f"/presentation/hops/{hop.index}"
         errors.extend(_time_claims(hop.payload, f"{base}/payload"))
@@ -403,11 +402,6 @@ def _mandate_contents(hops: list[Ap2Hop]) -> list[dict[str, str]]:
                 errors.append({"path": f"{at}/vct", "code": "unsupported_vct", "detail": "vct must be one of " + ", ".join(AP2_VCTS)})
                 continue
             errors.extend(_time_claims(item, at))
-            if item["vct"] in first:
-                errors.append({"path": at, "code": "unsupported_constraint",
-                               "detail": f"a second {item['vct']} in the chain (the first is {first[item['vct']]})"})
-            else:
-                first[item["vct"]] = at
     return errors
 
 

@@ -202,7 +202,7 @@ def test_a_closed_checkout_is_bound_to_its_checkout_jwt_and_the_payment_to_it():
         [("/presentation/hops/1/mandates/1/transaction_id", "sd_hash_mismatch")]
 
 
-def test_mandate_contents_have_a_known_vct_one_of_each_type_and_whole_second_times():
+def test_mandate_contents_have_a_known_vct_and_whole_second_times_and_may_be_re_delegated():
     chain = Chain()
     unknown = disclosure({"vct": "mandate.loyalty.1"})
     result = verify_ap2_presentation(chain.hop0(disclosures=[unknown], payload={**chain.payload0, "delegate_payload": [{"...": sha(unknown)}]}), chain.jwks())
@@ -212,7 +212,8 @@ def test_mandate_contents_have_a_known_vct_one_of_each_type_and_whole_second_tim
     payload = {"delegate_payload": [{"...": sha(second)}], "aud": "a", "nonce": "n", "iat": 1, "sd_hash": sha(document)}
     hop = "~".join([jws({"alg": "ES256", "typ": "kb+sd-jwt"}, payload, chain.user), second]) + "~"
     result = verify_ap2_presentation(document + "~" + hop, chain.jwks())
-    assert [(e["path"], e["code"]) for e in result.errors] == [("/presentation/hops/1/mandates/0", "unsupported_constraint")]
+    # a re-delegated open mandate (AP2 multi-hop): its signatures hold; what it allows is the service's question
+    assert result.ok, result.errors
     fractional = chain.hop0(payload={**chain.payload0, "exp": 1.5})
     assert codes(fractional, chain.jwks()) == ["schema_invalid"]
     not_a_list = chain.hop0(disclosures=[], payload={**chain.payload0, "delegate_payload": {"x": 1}})
