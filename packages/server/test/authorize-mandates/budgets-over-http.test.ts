@@ -9,6 +9,7 @@ import { createPrivateKey, randomBytes, sign as nodeSign } from 'node:crypto';
 import { buildDelegationStatement, signDocument } from '@aar/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
@@ -172,6 +173,28 @@ for (const dialect of await testDialects()) {
       expect(leaf.budget_spent).toEqual({ minor: 3000, currency: 'EUR' });
       expect(parent.budget_spent).toEqual({ minor: 0, currency: 'EUR' }); // the parent's week (2027-W07) is new
       expect((await helperBuy(15)).decision).toBe('allow_with_constraints');
+
+      // an attacker with the database lowers an earlier day's counter of the month: refused, fail closed
+      await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
+        await db
+          .updateTable('spend_counters')
+          .set({ reserved_minor: 0 })
+          .where('grant_id', '=', child.grant_id)
+          .where('day', '=', '2027-02-03')
+          .execute();
+      });
+      const refused = await world.call(
+        'POST',
+        '/v1/runtime/authorize',
+        { ...world.purchase(1), actor_entity_id: 'ns:entity:agent:helper-2' },
+        world.runtimeToken,
+      );
+      expect(refused.status).toBe(503);
+      expect(refused.body.integrity).toEqual({
+        table: 'spend_counters',
+        id: `${child.grant_id} 2027-02-03`,
+        column: 'reserved_minor',
+      });
     });
   });
 }

@@ -14,7 +14,9 @@ import { verifyEvidencePack } from '@aar/core';
 import { createRequestSigner, type RequestSigner } from '@aar/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { testDialects } from '../support/dialects.ts';
+import { expectSchemaValid } from '../support/schema-validation.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
 import {
@@ -176,6 +178,7 @@ for (const dialect of await testDialects()) {
         ).n,
       );
 
+    let allowanceId: string;
     let open: string;
     let mandate: { mandate_id: string; digest: string; grant: { grant_id: string } };
     let presented: Decision;
@@ -261,6 +264,7 @@ for (const dialect of await testDialects()) {
           presented: pack.request.mandate.presentation,
         },
       ]);
+      expectSchemaValid(pack);
       const jwks = await world.must('GET', '/.well-known/jwks.json');
       const offline = await verifyEvidencePack(pack, jwks);
       expect(offline.valid, JSON.stringify(offline.checks)).toBe(true);
@@ -316,6 +320,7 @@ for (const dialect of await testDialects()) {
         )
       ).body as { allowance_id: string };
       expect(allowance.allowance_id).toMatch(/^ns:allowance:/);
+      allowanceId = allowance.allowance_id;
       const first = await decided(20, { mandate_id: allowance.allowance_id });
       expect(first.decision).toBe('allow_with_constraints');
       expect(String(first.decision_map.nodes.find((n) => n.type === 'delegation')?.short)).toContain('ACP allowance');
@@ -331,6 +336,7 @@ for (const dialect of await testDialects()) {
       const pack = await world.must('GET', `/v1/evidence-packs/${first.evidence_refs[0]}`);
       expect(pack.mandates).toHaveLength(1);
       expect(pack.mandates[0]).toMatchObject({ mandate_id: allowance.allowance_id, format: 'acp' });
+      expectSchemaValid(pack);
       const offline = await verifyEvidencePack(pack, await world.must('GET', '/.well-known/jwks.json'));
       expect(offline.valid, JSON.stringify(offline.checks)).toBe(true);
     });
@@ -346,6 +352,22 @@ for (const dialect of await testDialects()) {
     it("finds no authority for a mandate id that is not this principal's and agent's", async () => {
       const unknown = await decided(10, { mandate_id: 'ns:mandate:00000000-0000-7000-8000-000000000000' });
       expect([unknown.decision, unknown.reason]).toEqual(['deny', 'authority_not_found']);
+    });
+
+    it('leaves an audit log that verifies whole', async () => {
+      const auditor = (await world.must('POST', '/v1/tokens', { role: 'auditor' })).token as string;
+      const verified = await world.call('GET', '/v1/audit/verify', undefined, auditor);
+      expect(verified.status).toBe(200);
+      expect(verified.body.valid, JSON.stringify(verified.body)).toBe(true);
+    });
+
+    it('refuses (fail closed) an allowance whose used_by an attacker cleared after its purchase', async () => {
+      await bypassingGuards(rt.ctx.store.db, dialect, async (db) => {
+        await db.updateTable('mandates').set({ used_by: null }).where('mandate_id', '=', allowanceId).execute();
+      });
+      const refused = await buy(5, { mandate_id: allowanceId });
+      expect(refused.status).toBe(503);
+      expect(refused.body.integrity).toEqual({ table: 'mandates', id: allowanceId, column: 'used_by' });
     });
   });
 }
