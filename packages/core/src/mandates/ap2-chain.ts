@@ -1,8 +1,8 @@
 /**
  * The chain-level rules over the mandate contents of every hop (hand-written: AP2 semantics, no library has them).
- * - At most one mandate of each of the four types in a chain: a re-delegated open mandate (an agent narrowing an
- *   open mandate for a sub-agent) would need its own subset check against its parent, which aar does not make, so it
- *   is refused (`unsupported_constraint`) rather than read as either one.
+ * - A chain may re-delegate an open mandate (an agent narrowing it for a sub-agent, AP2 multi-hop chains): every
+ *   mandate is kept in chain order (VerifiedAp2.mandates); `open` / `closed` name the first of each type. What they
+ *   allow together is ap2MandateToScope's question (every open mandate of a type applies: the intersection).
  * - Checkout <-> payment bindings, wherever both sides are in the chain (AP2 checkout_mandate.md, payment_mandate.md):
  *   a closed checkout's `checkout_hash` is the SHA-256 of its disclosed `checkout_jwt`; a closed payment's
  *   `transaction_id` is that same hash. A mismatch is a hash binding that fails: `sd_hash_mismatch`.
@@ -12,31 +12,15 @@
 import { mandateDigest } from './mandate-digest.ts';
 import type { Ap2Mandate, MandateError, VerifiedAp2 } from './mandate-types.ts';
 
-export function classifyMandates(
-  mandates: readonly Ap2Mandate[],
-  errors: MandateError[],
-): Pick<VerifiedAp2, 'open' | 'closed'> {
+/** The first mandate of each type in chain order (the user-approved one); every one is in VerifiedAp2.mandates. */
+export function classifyMandates(mandates: readonly Ap2Mandate[]): Pick<VerifiedAp2, 'open' | 'closed'> {
   const open: VerifiedAp2['open'] = {};
   const closed: VerifiedAp2['closed'] = {};
   for (const mandate of mandates) {
-    const [side, kind] =
-      mandate.vct === 'mandate.payment.open.1'
-        ? ([open, 'payment'] as const)
-        : mandate.vct === 'mandate.checkout.open.1'
-          ? ([open, 'checkout'] as const)
-          : mandate.vct === 'mandate.payment.1'
-            ? ([closed, 'payment'] as const)
-            : ([closed, 'checkout'] as const);
-    const first = side[kind];
-    if (first !== undefined) {
-      errors.push({
-        path: mandate.path,
-        code: 'unsupported_constraint',
-        detail: `a second \`${mandate.vct}\` in the chain (the first is ${first.path}): re-delegated mandates are not supported`,
-      });
-      continue;
-    }
-    side[kind] = mandate;
+    if (mandate.vct === 'mandate.payment.open.1') open.payment ??= mandate;
+    else if (mandate.vct === 'mandate.checkout.open.1') open.checkout ??= mandate;
+    else if (mandate.vct === 'mandate.payment.1') closed.payment ??= mandate;
+    else closed.checkout ??= mandate;
   }
   return { open, closed };
 }

@@ -6,13 +6,17 @@
  * than the mandate says. Money stays integer minor units until the exact wire conversion (moneyToJson: major units,
  * the convention of the grant's other limits); every money field of the scope is in one currency.
  * - Closed payment (human present, or the agent's closed payment under an open one): the exact purchase.
- *   max_amount_per_purchase = budget (total) = payment_amount, allowed_merchants = [payee mapped], single use; under an
- *   open payment in the same chain it must satisfy every open constraint (else `not_subset`).
- * - Open payment: amount_range.max -> max_amount_per_purchase (a non-zero min: refused, aar has no minimum);
- *   budget -> budget with agent_recurrence.frequency as its period (DAILY day, WEEKLY week, MONTHLY month, ANNUALLY
+ *   max_amount_per_purchase = budget (total) = payment_amount, allowed_merchants = [payee mapped], single use; it
+ *   must satisfy every open payment mandate of the chain (else `not_subset`; AP2 agent_authorization.md rules 2-3).
+ * - Several open payment mandates (a re-delegated chain): every one applies: the lowest maximum, the lowest budget
+ *   (periods must agree), the merchants every one allows, the earliest end.
+ * - Open payment: amount_range.max (integer minor units) -> max_amount_per_purchase (a non-zero min: refused, aar has
+ *   no minimum); budget.max (a number of MAJOR units: the schema's "number", and the AP2 reference SDK's
+ *   BudgetEvaluator, code/sdk/python/ap2/sdk/constraints.py, multiplies it by 100) -> budget with
+ *   agent_recurrence.frequency as its period (DAILY day, WEEKLY week, MONTHLY month, ANNUALLY
  *   year, ON_DEMAND total; BIWEEKLY and QUARTERLY have no aar period: refused), budget without recurrence -> total;
- *   agent_recurrence.max_occurrences refused (aar counts money, not occurrences); a frequency other than ON_DEMAND
- *   without a budget refused (aar cannot enforce a cadence); allowed_payees -> allowed_merchants through ctx.payees
+ *   agent_recurrence.max_occurrences refused (aar counts money, not occurrences); a recurrence without a budget
+ *   refused (AP2's reference SDK requires the budget too; aar cannot enforce a cadence); allowed_payees -> allowed_merchants through ctx.payees
  *   (an unmapped payee refused by name); allowed_payment_instruments must list one of ctx.instrumentIds (`not_subset`);
  *   execution_date.not_after and every exp -> valid_until (the earliest); a not_before still ahead refused;
  *   payment.reference recorded (its conditional_transaction_id becomes checkoutSessionId); allowed_pisps and any
@@ -26,6 +30,7 @@
  */
 import { isCurrency } from '../money/currencies.ts';
 import { moneyToJson } from '../money/money-format.ts';
+import { parseAmount, type Money } from '../money/money.ts';
 import type { Ap2Mandate, MandateError, VerifiedAp2 } from './mandate-types.ts';
 
 export type Ap2BudgetPeriod = 'day' | 'week' | 'month' | 'year' | 'total';
@@ -103,7 +108,9 @@ class ScopeBuilder {
   currency: string | undefined;
   merchants: string[] | undefined;
   validUntil: number | undefined;
-  /** budget found, period pending the recurrence */
+  /** the lowest per-purchase maximum of every open payment mandate */
+  maxMinor: { minor: number; currency: string } | undefined;
+  /** the lowest budget of every open payment mandate, and its period */
   budgetMinor: { minor: number; currency: string } | undefined;
   period: Ap2BudgetPeriod | undefined;
 
@@ -133,6 +140,34 @@ class ScopeBuilder {
     }
     this.currency = currency;
     return { minor: amount, currency };
+  }
+
+  /**
+   * payment.budget's `max` is a JSON number of MAJOR units (the schema says "number", unlike amount_range's integer
+   * minor units, and the AP2 reference SDK's BudgetEvaluator multiplies it by 100): read exactly with parseAmount
+   * (the currency's own decimals, no float arithmetic).
+   */
+  budgetMoney(max: unknown, currency: unknown, path: string): { minor: number; currency: string } | undefined {
+    if (!isCurrency(currency)) {
+      this.invalid(`${path}/currency`, 'must be an upper-case ISO 4217 code');
+      return undefined;
+    }
+    let money: Money;
+    try {
+      money = parseAmount(max, currency, `${path}/max`, `${path}/currency`);
+    } catch {
+      this.invalid(
+        `${path}/max`,
+        `must be a positive amount in major units with at most the decimals of \`${currency}\``,
+      );
+      return undefined;
+    }
+    if (this.currency !== undefined && currency !== this.currency) {
+      this.refuse(`${path}/currency`, `every limit of a grant is in one currency (\`${this.currency}\`)`);
+      return undefined;
+    }
+    this.currency = currency;
+    return money;
   }
 
   wire(money: { minor: number; currency: string }, path: string): Ap2WireMoney | undefined {
@@ -236,9 +271,11 @@ function constraintsOf(mandate: Ap2Mandate, b: ScopeBuilder): Array<[Record<stri
   return out;
 }
 
+/** One open payment mandate's constraints, narrowing what the builder holds (several: a re-delegated chain). */
 function mapOpenPayment(mandate: Ap2Mandate, b: ScopeBuilder): string | undefined {
   let reference: string | undefined;
   let frequency: [string, string] | undefined;
+  let budget: { minor: number; currency: string } | undefined;
   const c = mandate.content;
   if (c.payee !== undefined) {
     const merchant = b.merchantOf(c.payee, `${mandate.path}/payee`);
@@ -261,13 +298,11 @@ function mapOpenPayment(mandate: Ap2Mandate, b: ScopeBuilder): string | undefine
           b.refuse(`${path}/min`, 'aar has no minimum purchase amount');
         }
         const money = b.money(constraint.max, constraint.currency, path);
-        const wire = money && b.wire(money, `${path}/max`);
-        if (wire) b.scope.max_amount_per_purchase = wire;
+        if (money && (b.maxMinor === undefined || money.minor < b.maxMinor.minor)) b.maxMinor = money;
         break;
       }
       case 'payment.budget': {
-        const money = b.money(constraint.max, constraint.currency, path);
-        if (money) b.budgetMinor = money;
+        budget = b.budgetMoney(constraint.max, constraint.currency, path);
         break;
       }
       case 'payment.agent_recurrence': {
@@ -309,12 +344,23 @@ function mapOpenPayment(mandate: Ap2Mandate, b: ScopeBuilder): string | undefine
         b.refuse(`${path}/type`, `unknown constraint type \`${constraint.type}\``);
     }
   }
+  let period: Ap2BudgetPeriod | undefined;
   if (frequency !== undefined) {
-    const period = PERIOD_OF[frequency[0]];
+    period = PERIOD_OF[frequency[0]];
     if (period === undefined) b.refuse(frequency[1], `no aar budget period matches \`${frequency[0]}\``);
-    else if (b.budgetMinor === undefined && period !== 'total') {
-      b.refuse(frequency[1], 'a recurrence without a budget is a cadence aar cannot enforce');
-    } else b.period = period;
+    else if (budget === undefined) {
+      // AP2 (reference SDK check_payment_constraints): agent_recurrence requires payment.budget
+      b.refuse(frequency[1], 'a recurrence without a payment.budget is a cadence aar cannot enforce');
+    }
+  }
+  if (budget !== undefined) {
+    const own = period ?? 'total';
+    if (b.period !== undefined && b.period !== own) {
+      b.refuse(`${mandate.path}/constraints`, `budget periods differ along the chain (\`${b.period}\`, \`${own}\`)`);
+    } else {
+      b.period = own;
+      if (b.budgetMinor === undefined || budget.minor < b.budgetMinor.minor) b.budgetMinor = budget;
+    }
   }
   return reference;
 }
@@ -334,8 +380,8 @@ function mapOpenCheckout(mandate: Ap2Mandate, b: ScopeBuilder): void {
   }
 }
 
-/** The closed payment, checked against the open payment's constraints when the chain has one. */
-function mapClosedPayment(closed: Ap2Mandate, open: Ap2Mandate | undefined, b: ScopeBuilder): string | undefined {
+/** The closed payment, checked against every open payment mandate of the chain. */
+function mapClosedPayment(closed: Ap2Mandate, opens: readonly Ap2Mandate[], b: ScopeBuilder): string | undefined {
   const c = closed.content;
   const amountPath = `${closed.path}/payment_amount`;
   const amount = isObject(c.payment_amount)
@@ -361,7 +407,7 @@ function mapClosedPayment(closed: Ap2Mandate, open: Ap2Mandate | undefined, b: S
       b.scope.budget = { ...wire, period: 'total' };
     }
   }
-  if (open !== undefined) checkClosedWithinOpen(c, closed.path, open, amount, b);
+  for (const open of opens) checkClosedWithinOpen(c, closed.path, open, amount, b);
   return typeof c.transaction_id === 'string' ? c.transaction_id : undefined;
 }
 
@@ -389,8 +435,19 @@ function checkClosedWithinOpen(
       case 'payment.amount_range':
       case 'payment.budget': {
         if (amount === undefined) break;
-        const max = typeof constraint.max === 'number' ? constraint.max : -1;
-        const min = typeof constraint.min === 'number' ? constraint.min : 0;
+        // amount_range in minor units; budget in major units (see budgetMoney): one closed payment within either
+        let max = -1;
+        if (constraint.type === 'payment.amount_range') {
+          max = typeof constraint.max === 'number' ? constraint.max : -1;
+        } else if (isCurrency(constraint.currency)) {
+          try {
+            max = parseAmount(constraint.max, constraint.currency, '', '').minor;
+          } catch {
+            max = -1;
+          }
+        }
+        const min =
+          constraint.type === 'payment.amount_range' && typeof constraint.min === 'number' ? constraint.min : 0;
         if (constraint.currency !== amount.currency || amount.minor > max || amount.minor < min) {
           notSubset(b, `${closedPath}/payment_amount`, `outside the open mandate's ${constraint.type} (${path})`);
         }
@@ -441,34 +498,45 @@ export function ap2MandateToScope(v: VerifiedAp2, ctx: Ap2ScopeContext): Ap2Scop
   let checkoutSessionId: string | undefined;
   let singleUse = false;
   const constraints: unknown[] = [];
-  if (v.closed.payment !== undefined) {
+  const of = (vct: Ap2Mandate['vct']): Ap2Mandate[] => v.mandates.filter((m) => m.vct === vct);
+  const openPayments = of('mandate.payment.open.1');
+  const closedPayments = of('mandate.payment.1');
+  for (const extra of closedPayments.slice(1)) {
+    b.refuse(extra.path, `a second closed payment in one chain (the first is ${closedPayments[0]?.path ?? ''})`);
+  }
+  const closed = closedPayments[0];
+  if (closed !== undefined) {
     singleUse = true;
-    checkoutSessionId = mapClosedPayment(v.closed.payment, v.open.payment, b);
-    const c = v.closed.payment.content;
-    constraints.push(
-      {
-        type: 'mandate.payment.1',
-        transaction_id: c.transaction_id,
-        payee: c.payee,
-        payment_amount: c.payment_amount,
-        payment_instrument: isObject(c.payment_instrument)
-          ? { id: c.payment_instrument.id, type: c.payment_instrument.type }
-          : c.payment_instrument,
-      },
-      ...recorded(v.open.payment),
-    );
-  } else if (v.open.payment !== undefined) {
-    checkoutSessionId = mapOpenPayment(v.open.payment, b);
-    constraints.push(...recorded(v.open.payment));
+    checkoutSessionId = mapClosedPayment(closed, openPayments, b);
+    const c = closed.content;
+    constraints.push({
+      type: 'mandate.payment.1',
+      transaction_id: c.transaction_id,
+      payee: c.payee,
+      payment_amount: c.payment_amount,
+      payment_instrument: isObject(c.payment_instrument)
+        ? { id: c.payment_instrument.id, type: c.payment_instrument.type }
+        : c.payment_instrument,
+    });
+  } else if (openPayments.length > 0) {
+    for (const open of openPayments) {
+      const reference = mapOpenPayment(open, b);
+      checkoutSessionId ??= reference;
+    }
   } else {
     b.refuse('/presentation', 'no payment mandate: a checkout mandate alone authorizes no payment');
   }
-  if (v.open.checkout !== undefined) {
-    mapOpenCheckout(v.open.checkout, b);
-    constraints.push(...recorded(v.open.checkout));
+  for (const open of openPayments) constraints.push(...recorded(open));
+  for (const open of of('mandate.checkout.open.1')) {
+    mapOpenCheckout(open, b);
+    constraints.push(...recorded(open));
   }
-  if (b.budgetMinor !== undefined) {
-    const wire = b.wire(b.budgetMinor, `${v.open.payment?.path ?? ''}/budget`);
+  if (closed === undefined && b.maxMinor !== undefined) {
+    const wire = b.wire(b.maxMinor, `${openPayments[0]?.path ?? ''}/constraints`);
+    if (wire) b.scope.max_amount_per_purchase = wire;
+  }
+  if (closed === undefined && b.budgetMinor !== undefined) {
+    const wire = b.wire(b.budgetMinor, `${openPayments[0]?.path ?? ''}/constraints`);
     if (wire) b.scope.budget = { ...wire, period: b.period ?? 'total' };
   }
   if (b.merchants !== undefined) b.scope.allowed_merchants = b.merchants;

@@ -3,7 +3,8 @@
  * Libraries: @sd-jwt/decode decodes each SD-JWT and resolves its disclosures, jose verifies every JWS and computes
  * key thumbprints. Hand-written (the libraries have no Delegate SD-JWT chains): the '~~' split (ap2-hop.ts), the
  * RFC 9901 strictness checks (ap2-disclosures.ts), the chain rules below and the checkout<->payment bindings.
- * Chain rules: hop 0 is signed by a configured issuer key (ap2-signatures.ts); hop n > 0 is a `kb+sd-jwt` signed by a
+ * Chain rules: hop 0 is signed by a configured issuer key (ap2-signatures.ts); hop n > 0 is a `kb+sd-jwt` (or
+ * `kb+sd-jwt+kb`, an intermediate hop the AP2 reference SDK types so) signed by a
  * `cnf.jwk` of hop n-1 (its top-level `cnf`, the user-credential model, or a disclosed mandate content's `cnf`),
  * with `sd_hash` = base64url(SHA-256(hop n-1's text with its trailing '~')), a string `nonce`, an `aud` among
  * `options.audiences` and a numeric `iat`. A presentation whose first hop is itself a `kb+sd-jwt` (a closed mandate
@@ -37,6 +38,8 @@ export const DEFAULT_MAX_PRESENTATION_BYTES = 64 * 1024;
 /** clock skew allowed on `iat` / `nbf` */
 export const MAX_FUTURE_SKEW_SECONDS = 60;
 const KB_TYP = 'kb+sd-jwt';
+/** the typ of a key-binding hop that is itself key-bound by a further hop (AP2 reference vectors, multi-hop chains) */
+const KB_TYPS: readonly string[] = [KB_TYP, 'kb+sd-jwt+kb'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -135,7 +138,7 @@ async function verifyHopSignature(
     return undefined;
   }
   if (hop.index === 0) {
-    if (hop.typ === KB_TYP) {
+    if (KB_TYPS.includes(hop.typ)) {
       errors.push({
         path: `${path}/header`,
         code: 'issuer_key_unknown',
@@ -162,11 +165,11 @@ async function verifyHopSignature(
     });
     return undefined;
   }
-  if (hop.typ !== KB_TYP) {
+  if (!KB_TYPS.includes(hop.typ)) {
     errors.push({
       path: `${path}/header/typ`,
       code: 'key_binding_invalid',
-      detail: `a hop after the first must be \`${KB_TYP}\``,
+      detail: `a hop after the first must be \`${KB_TYP}\` (or \`kb+sd-jwt+kb\`)`,
     });
     return undefined;
   }
@@ -208,7 +211,7 @@ function checkKeyBindingClaims(
   errors: MandateError[],
 ): void {
   const { hop } = state;
-  if (hop.typ !== KB_TYP) return;
+  if (!KB_TYPS.includes(hop.typ)) return;
   const path = `/presentation/hops/${hop.index}/payload`;
   const { nonce, aud, iat, sd_hash } = hop.payload;
   if (typeof nonce !== 'string' || nonce.length === 0) {
@@ -316,7 +319,7 @@ async function verify(presentation: string, options: Ap2VerifyOptions): Promise<
     }
   }
   const mandates = states.flatMap((state) => state.mandates);
-  const { open, closed } = classifyMandates(mandates, errors);
+  const { open, closed } = classifyMandates(mandates);
   checkBindings(closed, errors);
   const hops = states.map((state) => state.hop);
   const last = hops[hops.length - 1];
@@ -337,6 +340,7 @@ async function verify(presentation: string, options: Ap2VerifyOptions): Promise<
     issuer,
     hops,
     ...(closes ? { openPart: presentation.slice(0, presentation.lastIndexOf('~~') + 1) } : {}),
+    mandates,
     open,
     closed,
     ...(exps.length > 0 ? { expiresAt: Math.min(...exps) } : {}),

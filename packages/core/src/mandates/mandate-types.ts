@@ -116,6 +116,9 @@ export interface VerifiedAp2 {
   hops: Ap2Hop[];
   /** everything before the last '~~' (ending with its '~') when the last hop holds only closed mandates */
   openPart?: string;
+  /** every disclosed mandate content of a known vct, in chain order */
+  mandates: Ap2Mandate[];
+  /** the first mandate of each type (a re-delegated open mandate appears again, later, in `mandates`) */
   open: { payment?: Ap2Mandate; checkout?: Ap2Mandate };
   closed: { payment?: Ap2Mandate; checkout?: Ap2Mandate };
   /** the earliest `exp` of every hop and mandate content */

@@ -83,7 +83,7 @@ describe('open payment mandate', () => {
     );
     expect(jpy).toMatchObject({ ok: true, scope: { max_amount_per_purchase: { amount: 1500, currency: 'JPY' } } });
     const bhd = ap2MandateToScope(
-      await openMandate(constraints({ type: 'payment.budget', currency: 'BHD', max: 12345 })),
+      await openMandate(constraints({ type: 'payment.budget', currency: 'BHD', max: 12.345 })),
       CTX,
     );
     expect(bhd).toMatchObject({ ok: true, scope: { budget: { amount: 12.345, currency: 'BHD', period: 'total' } } });
@@ -98,7 +98,7 @@ describe('open payment mandate', () => {
   ])('recurrence %s is a budget per %s', async (frequency, period) => {
     const v = await openMandate(
       constraints(
-        { type: 'payment.budget', currency: 'EUR', max: 10000 },
+        { type: 'payment.budget', currency: 'EUR', max: 100 },
         { type: 'payment.agent_recurrence', frequency },
       ),
     );
@@ -109,7 +109,7 @@ describe('open payment mandate', () => {
     const v = await openMandate(
       constraints(
         { type: 'payment.amount_range', currency: 'EUR', max: 20000, min: 100 },
-        { type: 'payment.budget', currency: 'EUR', max: 50000 },
+        { type: 'payment.budget', currency: 'EUR', max: 500 },
         { type: 'payment.agent_recurrence', frequency: 'BIWEEKLY', max_occurrences: 3 },
         {
           type: 'payment.allowed_pisps',
@@ -125,6 +125,19 @@ describe('open payment mandate', () => {
       ['unsupported_constraint', at('/constraints/4')],
       ['unsupported_constraint', at('/constraints/5/not_before')],
       ['unsupported_constraint', at('/constraints/3/frequency')],
+    ]);
+  });
+
+  it('a recurrence without a budget, and a budget with more decimals than its currency has', async () => {
+    const alone = await openMandate(constraints({ type: 'payment.agent_recurrence', frequency: 'ON_DEMAND' }));
+    const result = ap2MandateToScope(alone, CTX);
+    expect(result.ok ? [] : result.errors.map((e) => [e.code, e.path])).toEqual([
+      ['unsupported_constraint', at('/constraints/1/frequency')],
+    ]);
+    const yen = await openMandate(constraints({ type: 'payment.budget', currency: 'JPY', max: 10.5 }));
+    const refused = ap2MandateToScope(yen, CTX);
+    expect(refused.ok ? [] : refused.errors.map((e) => [e.code, e.path])).toEqual([
+      ['schema_invalid', at('/constraints/1/max')],
     ]);
   });
 
@@ -184,7 +197,7 @@ describe('open payment mandate', () => {
     const v = await openMandate(
       constraints(
         { type: 'payment.amount_range', currency: 'EUR', max: 20000 },
-        { type: 'payment.budget', currency: 'USD', max: 50000 },
+        { type: 'payment.budget', currency: 'USD', max: 500 },
       ),
     );
     const result = ap2MandateToScope(v, CTX);
@@ -246,6 +259,50 @@ describe('closed payment mandate', () => {
     const other = ap2MandateToScope(v, { ...CTX, instrumentIds: ['ns:card_token:tok_2'] });
     expect(other.ok ? [] : other.errors.map((e) => [e.code, e.path])).toEqual([
       ['not_subset', '/presentation/hops/1/mandates/0/payment_instrument/id'],
+    ]);
+  });
+});
+
+describe('re-delegated open mandates', () => {
+  async function redelegated(closedAmount?: number): Promise<VerifiedAp2> {
+    const { open } = await agentProviderChain(p);
+    const narrowed = openPaymentContent(p.user.publicJwk, {
+      constraints: [
+        { type: 'payment.amount_range', currency: 'EUR', max: 5000 },
+        { type: 'payment.allowed_payees', allowed: [{ id: 'merchant_2', name: 'Other Merchant' }] },
+        { type: 'payment.budget', currency: 'EUR', max: 1000 },
+        { type: 'payment.agent_recurrence', frequency: 'MONTHLY' },
+        { type: 'payment.reference', conditional_transaction_id: 'FzLoxbbtgQGYZxoSM2NJYJtkFTSsdfUBoVEQ12k7JN8' },
+      ],
+    });
+    const middle = await kbHop(p.agent, open, [narrowed], { typ: 'kb+sd-jwt+kb' });
+    if (closedAmount === undefined) return verified(chain(open, middle));
+    const last = await kbHop(p.user, middle, [
+      closedPaymentContent({
+        payee: { id: 'merchant_2', name: 'Other Merchant' },
+        payment_amount: { amount: closedAmount, currency: 'EUR' },
+      }),
+    ]);
+    return verified(chain(open, middle, last));
+  }
+
+  it('every open mandate applies: the lowest maximum and budget, the merchants both allow', async () => {
+    expect(ap2MandateToScope(await redelegated(), CTX)).toMatchObject({
+      ok: true,
+      scope: {
+        max_amount_per_purchase: { amount: 50, currency: 'EUR' },
+        budget: { amount: 500, currency: 'EUR', period: 'month' },
+        allowed_merchants: [M2],
+      },
+      singleUse: false,
+    });
+  });
+
+  it('a closed payment must fit every open mandate of the chain', async () => {
+    expect(ap2MandateToScope(await redelegated(4000), CTX)).toMatchObject({ ok: true, singleUse: true });
+    const result = ap2MandateToScope(await redelegated(6000), CTX);
+    expect(result.ok ? [] : result.errors.map((e) => [e.code, e.path])).toEqual([
+      ['not_subset', '/presentation/hops/2/mandates/0/payment_amount'],
     ]);
   });
 });

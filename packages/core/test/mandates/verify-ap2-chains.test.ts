@@ -439,9 +439,38 @@ describe('refused mutations', () => {
     ]);
   });
 
-  it('the same mandate type twice in a chain (re-delegation): unsupported_constraint', async () => {
+  it('a re-delegated open mandate (issuer -> agent -> sub-agent, kb+sd-jwt+kb): accepted, every mandate kept', async () => {
     const { open } = await agentProviderChain(p);
-    const again = await kbHop(p.agent, open, [openPaymentContent(p.agent.publicJwk)]);
-    expect(await codes(chain(open, again))).toEqual([['unsupported_constraint', '/presentation/hops/1/mandates/0']]);
+    const sub = await newKey();
+    const narrowed = openPaymentContent(sub.publicJwk, {
+      constraints: [
+        { type: 'payment.amount_range', currency: 'EUR', max: 5000 },
+        { type: 'payment.reference', conditional_transaction_id: 'FzLoxbbtgQGYZxoSM2NJYJtkFTSsdfUBoVEQ12k7JN8' },
+      ],
+    });
+    const middle = await kbHop(p.agent, open, [narrowed], { typ: 'kb+sd-jwt+kb' });
+    const last = await kbHop(sub, middle, [
+      closedPaymentContent({ payment_amount: { amount: 4000, currency: 'EUR' } }),
+    ]);
+    const result = await verifyAp2Presentation(chain(open, middle, last), options());
+    expect(result.ok ? [] : result.errors).toEqual([]);
+    if (!result.ok) return;
+    expect(result.value.mandates.map((m) => [m.hop, m.vct])).toEqual([
+      [0, 'mandate.payment.open.1'],
+      [1, 'mandate.payment.open.1'],
+      [2, 'mandate.payment.1'],
+    ]);
+    expect(result.value.open.payment?.hop).toBe(0);
+    expect(result.value.hops.map((h) => h.signerKey?.x)).toEqual([
+      p.issuer.publicJwk.x,
+      p.agent.publicJwk.x,
+      sub.publicJwk.x,
+    ]);
+    // the sub-agent cannot sign for the agent's hop
+    const forged = await kbHop(sub, open, [narrowed], { typ: 'kb+sd-jwt+kb' });
+    expect(await codes(chain(open, forged, last))).toContainEqual([
+      'key_binding_invalid',
+      '/presentation/hops/1/jws/signature',
+    ]);
   });
 });

@@ -74,7 +74,8 @@ export function openPaymentContent(agent: JWK, overrides: Record<string, unknown
           { id: 'merchant_2', name: 'Other Merchant' },
         ],
       },
-      { type: 'payment.budget', currency: 'EUR', max: 50000 },
+      // budget.max is in major units (see ap2-scope.ts): 500.00 EUR
+      { type: 'payment.budget', currency: 'EUR', max: 500 },
       { type: 'payment.agent_recurrence', frequency: 'MONTHLY' },
       { type: 'payment.reference', conditional_transaction_id: 'FzLoxbbtgQGYZxoSM2NJYJtkFTSsdfUBoVEQ12k7JN8' },
     ],
