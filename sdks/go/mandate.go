@@ -119,8 +119,15 @@ func VerifyAp2Presentation(presentation string, issuerJWKS any, issuer string) A
 
 // verifyAp2: issuerNamed with an empty issuer (an evidence entry without `issuer`) leaves no key for a hop 0 that
 // names its `iss`, as core does.
-func verifyAp2(presentation string, issuerJWKS any, issuer string, issuerNamed bool) Ap2Verification {
-	out := Ap2Verification{Digest: MandateDigest(presentation)}
+func verifyAp2(presentation string, issuerJWKS any, issuer string, issuerNamed bool) (out Ap2Verification) {
+	out = Ap2Verification{Digest: MandateDigest(presentation)}
+	defer func() {
+		// anything unforeseen in hostile input is a refusal, never a panic
+		if recover() != nil {
+			out = Ap2Verification{Digest: MandateDigest(presentation), Errors: []MandateError{
+				{"/presentation", "schema_invalid", "not an AP2 presentation this verifier can read"}}}
+		}
+	}()
 	if len(presentation) > MandateMaxBytes {
 		out.Errors = append(out.Errors, MandateError{"/presentation", "schema_invalid", fmt.Sprintf("larger than %d bytes", MandateMaxBytes)})
 		return out

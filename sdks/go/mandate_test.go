@@ -544,3 +544,28 @@ func TestMandateServiceMadePacksVerifyAndReplay(t *testing.T) {
 		t.Fatalf("dropped mandates: %+v", c)
 	}
 }
+
+func TestMandateEverySingleCharacterChangeIsRefused(t *testing.T) {
+	c := newChain(t, nil, "")
+	doc := c.hop0(nil, nil, nil, nil)
+	presented := doc + "~" + c.hop1(doc, hopOpts{})
+	jwks := c.jwks("issuer-1")
+	alphabet := "AQgw_-~.="
+	for i := 0; i < len(presented); i++ {
+		rotated := alphabet[i%len(alphabet):] + alphabet
+		replacement := byte(0)
+		for j := 0; j < len(rotated); j++ {
+			if rotated[j] != presented[i] {
+				replacement = rotated[j]
+				break
+			}
+		}
+		changed := presented[:i] + string(replacement) + presented[i+1:]
+		if VerifyAp2Presentation(changed, jwks, "").OK() {
+			t.Fatalf("position %d: %q -> %q accepted", i, presented[i], replacement)
+		}
+	}
+	if VerifyAp2Presentation(presented+"x", jwks, "").OK() {
+		t.Fatal("a trailing character accepted")
+	}
+}

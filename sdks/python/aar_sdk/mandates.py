@@ -258,6 +258,15 @@ def verify_ap2_presentation(presentation: Any, issuer_jwks: Any = None, *, issue
                             max_bytes: int = MAX_BYTES) -> Ap2Verification:
     """Verifies every signature and digest of an AP2 presentation that can be verified offline against the issuer's
     JWKS (`{"keys": [...]}`; `issuer`, when given, is the only `iss` hop 0 may name). Never raises."""
+    try:
+        return _verify_presentation(presentation, issuer_jwks, issuer, max_bytes)
+    except Exception:  # noqa: BLE001 - anything unforeseen in hostile input is a refusal, never an exception
+        digest = mandate_digest(presentation) if isinstance(presentation, str) else ""
+        return Ap2Verification(digest, errors=[{"path": "/presentation", "code": "schema_invalid",
+                                                "detail": "not an AP2 presentation this verifier can read"}])
+
+
+def _verify_presentation(presentation: Any, issuer_jwks: Any, issuer: str | None, max_bytes: int) -> Ap2Verification:
     if not isinstance(presentation, str):
         return Ap2Verification("", errors=[{"path": "/presentation", "code": "schema_invalid", "detail": "not a string"}])
     result = Ap2Verification(mandate_digest(presentation))
@@ -378,7 +387,7 @@ def _time_claims(claims: Mapping[str, Any], path: str) -> list[dict[str, str]]:
     for name in ("exp", "iat", "nbf"):
         value = claims.get(name)
         if name in claims and not (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                   and float(value).is_integer() and abs(value) <= _MAX_SAFE):
+                                   and abs(value) <= _MAX_SAFE and float(value).is_integer()):
             out.append({"path": f"{path}/{name}", "code": "schema_invalid", "detail": "must be a whole number of seconds"})
     return out
 

@@ -538,3 +538,18 @@ def test_a_service_made_pack_with_its_mandate_changed_fails_the_mandates_check()
     del pack["mandates"]
     failure = next(c for c in verify_evidence_pack(pack, SERVICE_PACKS["jwks"]).checks if c["check"] == "mandates")
     assert failure == {"check": "mandates", "valid": False, "failure": "mandate_missing"}
+
+
+def test_every_single_character_change_of_a_chain_is_refused_and_nothing_raises():
+    chain = Chain()
+    presented = chain.presented()
+    jwks = chain.jwks()
+    alphabet = "AQgw_-~.="
+    for i, ch in enumerate(presented):
+        replacement = next(c for c in alphabet[i % len(alphabet):] + alphabet if c != ch)
+        changed = presented[:i] + replacement + presented[i + 1:]
+        assert not verify_ap2_presentation(changed, jwks).ok, (i, ch, replacement)
+    assert not verify_ap2_presentation(presented + "x", jwks).ok
+    big = '{"iat": 1' + "0" * 400 + '}'
+    assert codes(chain.hop0(payload={**chain.payload0, "nbf": 10**400}), jwks) == ["schema_invalid"]
+    assert codes(encode_b64url(b'{"alg":"ES256"}') + "." + encode_b64url(big.encode()) + ".AA~", jwks)
