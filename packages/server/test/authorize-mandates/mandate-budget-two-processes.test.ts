@@ -3,6 +3,7 @@
  * once under one AP2 mandate (500.00 EUR a month), 30.00 EUR each, half to each process: exactly floor(500 / 30) = 16
  * are allowed and the rest are `budget_exceeded`; the store holds exactly 16 reservations against the mandate's
  * grant, 480.00 EUR in its counters. Only the budget can refuse (alice's grant allows 10 000.00 a day).
+ * Then ten purchases race for one ACP allowance on both processes: exactly one is allowed, nine `allowance_used`.
  * PostgreSQL only (SQLite is one writer in one process); the mandate is made here with the SD-JWT library and fresh
  * keys, against the processes' real clocks.
  */
@@ -134,4 +135,54 @@ describe.runIf(dialects.includes('postgres'))('a mandate budget across two proce
       .execute();
     expect(counters.reduce((sum, c) => sum + Number(c.reserved_minor), 0)).toBe(ALLOWED * AMOUNT * 100);
   }, 90_000);
+  it('spends a one-time ACP allowance once when ten purchases race for it on both processes', async () => {
+    const allowance = await world.call(
+      'POST',
+      '/v1/allowances',
+      {
+        format: 'acp',
+        allowance: {
+          reason: 'one_time',
+          max_amount: 2000,
+          currency: 'eur',
+          checkout_session_id: 'csn_race_1',
+          merchant_id: 'grocer-1',
+          expires_at: new Date(Date.now() + 1800_000).toISOString(),
+        },
+        vaulted_token_id: 'vt_race_1',
+        parent_grant_id: world.grant.grant_id,
+        actor_entity_id: 'ns:entity:agent:buyer-1',
+      },
+      ADMIN_TOKEN,
+      { 'idempotency-key': 'race-1' },
+    );
+    expect(allowance.status, JSON.stringify(allowance.body)).toBe(201);
+    const servers = cluster!.servers;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const to = servers[i % servers.length]!.base;
+        const body = world.purchase(15, {
+          actor_entity_id: 'ns:entity:agent:buyer-1',
+          mandate: { mandate_id: allowance.body.allowance_id },
+        });
+        return deliverAuthorize(await signAuthorize(buyer, to, body), { to, runtimeToken: world.runtimeToken });
+      }),
+    );
+    const outcomes = results.map((r) =>
+      r.status === 200 ? `${r.body.decision}/${r.body.reason}` : `http ${r.status}`,
+    );
+    expect(
+      outcomes.filter((o) => o.startsWith('allow_with_constraints')),
+      cluster!.output(),
+    ).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'deny/allowance_used')).toHaveLength(9);
+    const row = await store!.db
+      .selectFrom('mandates')
+      .select('used_by')
+      .where('mandate_id', '=', allowance.body.allowance_id)
+      .executeTakeFirstOrThrow();
+    expect(row.used_by).toBe(
+      results.find((r) => r.body.decision === 'allow_with_constraints')!.body.policy_decision_id,
+    );
+  }, 60_000);
 });
