@@ -101,6 +101,16 @@ export async function createAllowance(
 
   try {
     return await ctx.writer.run(async (trx) => {
+      const written = await writeDelegatedGrant(
+        trx,
+        ctx,
+        credential,
+        { parentId, grantee, own, grantId, now, mandate: { mandate_id: allowanceId, format: 'acp', digest } },
+        MANDATE_GRANT_RULES,
+      ).catch((error: unknown) => {
+        throw notSubsetErrors(error) ?? error;
+      });
+      // after the caller's right is known (writeDelegatedGrant): whether an allowance exists is not disclosed
       const known = await trx
         .selectFrom('mandates')
         .select('mandate_id')
@@ -113,15 +123,6 @@ export async function createAllowance(
           extra: { allowance_id: known.mandate_id },
         });
       }
-      const written = await writeDelegatedGrant(
-        trx,
-        ctx,
-        credential,
-        { parentId, grantee, own, grantId, now, mandate: { mandate_id: allowanceId, format: 'acp', digest } },
-        MANDATE_GRANT_RULES,
-      ).catch((error: unknown) => {
-        throw notSubsetErrors(error) ?? error;
-      });
       const row = await trx
         .insertInto('mandates')
         .values({

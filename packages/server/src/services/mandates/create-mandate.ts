@@ -112,7 +112,6 @@ export async function createMandate(
 
   try {
     return await ctx.writer.run(async (trx) => {
-      await refuseReplays(trx, v.digest, v.nonces, nowIso);
       const written = await writeDelegatedGrant(
         trx,
         ctx,
@@ -129,6 +128,8 @@ export async function createMandate(
       ).catch((error: unknown) => {
         throw notSubsetErrors(error) ?? error;
       });
+      // after the caller's right is known (writeDelegatedGrant): whether a presentation exists is not disclosed
+      await refuseReplays(trx, v.digest, v.nonces, nowIso);
       const row = await trx
         .insertInto('mandates')
         .values({
