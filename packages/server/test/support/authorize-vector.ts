@@ -2,14 +2,23 @@
  * Sends a decision vector's request to POST /v1/runtime/authorize the way the vector's payload facts say it arrived:
  * unsigned (`present: false`), with a broken signature (`signature_valid: false`), or signed with the vector's
  * `created`; a non-fresh nonce is reproduced by sending the identical signed request twice and judging the second.
+ * A chain whose leaf was made from a mandate or allowance is used only by a request that names it
+ * (services/authorize/grant-chain.ts), so the body names the leaf's mandate (`mandate: { mandate_id }`).
  */
 import { moneyToJson, type DecisionRequest } from '@aar/core';
 import type { ApiResponse } from './api-call.ts';
 import type { DecisionVector } from './decision-vectors.ts';
 import type { SeededVector } from './seed-decision-vector.ts';
 
+/** The mandate the authorize body names: that of the chain's leaf, when it was made from one. */
+export function namedMandateOf(vector: DecisionVector): { mandate_id: string } | undefined {
+  const { snapshot } = vector.input;
+  const leaf = snapshot.grant_lookup === 'found' ? snapshot.grants.at(-1) : undefined;
+  return leaf?.mandate ? { mandate_id: leaf.mandate.mandate_id } : undefined;
+}
+
 /** The authorize body for a DecisionRequest: amounts back in major units, as an agent sends them. */
-export function authorizeBodyOf(request: DecisionRequest): Record<string, unknown> {
+export function authorizeBodyOf(request: DecisionRequest, mandate?: { mandate_id: string }): Record<string, unknown> {
   if (request.basket_hash !== undefined) throw new Error('the authorize body has no basket_hash member');
   const resource: Record<string, unknown> = {};
   if (request.merchant_id !== undefined) resource.merchant_id = request.merchant_id;
@@ -23,13 +32,14 @@ export function authorizeBodyOf(request: DecisionRequest): Record<string, unknow
     ...(request.basket !== undefined ? { basket: request.basket } : {}),
     ...(request.policy_decision_id !== undefined ? { policy_decision_id: request.policy_decision_id } : {}),
     ...(request.context !== undefined ? { context: request.context } : {}),
+    ...(mandate !== undefined ? { mandate } : {}),
   };
 }
 
 export async function authorizeVector(base: string, seeded: SeededVector, vector: DecisionVector) {
   const payload = vector.input.snapshot.payload;
   const url = `${base}/v1/runtime/authorize`;
-  const text = JSON.stringify(authorizeBodyOf(vector.input.request));
+  const text = JSON.stringify(authorizeBodyOf(vector.input.request, namedMandateOf(vector)));
   const send = async (signature: Record<string, string>): Promise<ApiResponse> => {
     const res = await fetch(url, {
       method: 'POST',

@@ -2,10 +2,16 @@
  * Builds, in an empty store, the state from which authorize loads exactly a decision vector's snapshot.
  * Through the admin API wherever it can say it (entities with the agent's key, card tokens, merchants, suspensions,
  * risk signals, the runtime token); by direct inserts where it cannot (grants with given ids and signed links, a
- * suspended merchant or tombstoned entity, the day's spend counters, an approval in a given status).
+ * suspended merchant or tombstoned entity, the spend counters, an approval in a given status, the mandates rows of
+ * grants made from a mandate or allowance).
+ * A budgeted link's `budget_spent` (aar-decide/1.4.0) is what authorize sums over the days of its period
+ * (services/authorize/budget-spend.ts): today's counter is its `spent_today`, and the rest is yesterday's counter,
+ * so a vector whose budget_spent is below its spent_today, or above it under a budget whose period starts today, has
+ * no database state (it throws here and is in the HTTP walk's SKIP list).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import {
+  budgetPeriodStart,
   cardTokenId,
   tryParseCardTokenRef,
   tryParseEntityId,
@@ -16,6 +22,7 @@ import {
 } from '@aar/core';
 import { createRequestSigner, type RequestSigner } from '@aar/sdk';
 import { approvedKey, boundKey } from '../../src/services/authorize/chained-approval.ts';
+import { previousDay } from '../../src/services/authorize/budget-spend.ts';
 import { spendMemoryOf } from '../../src/services/authorize/chained-spend.ts';
 import { chainedStateCacheOf } from '../../src/services/authorize/chained-state.ts';
 import { createApiCall, mustSucceed, type ApiCall } from './api-call.ts';
@@ -29,7 +36,7 @@ export interface SeededVector {
   runtimeToken: string;
   /** the agent's signer, its clock fixed at the vector's `payload.created` (or `now`) */
   signer: RequestSigner;
-  /** rewrites today's spend counters and the approval to the vector's values (a first request may change them) */
+  /** rewrites the spend counters and the approval to the vector's values (a first request may change them) */
   resetMutableState(): Promise<void>;
 }
 
@@ -120,6 +127,7 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
   }
 
   await insertVectorGrants(rt.ctx, grants, nowIso);
+  await insertMandateRows(rt, grants, nowIso);
 
   for (const e of entities.values()) {
     if (e.state === 'suspended') await admin('POST', `/v1/entities/${e.entity_id}/suspend`);
@@ -142,20 +150,19 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
   }
 
   const resetMutableState = async () => {
-    const day = nowIso.slice(0, 10);
     await db.deleteFrom('spend_counters').execute();
-    const spent = new Map<string, GrantSnapshot['spent_today']>();
-    for (const g of snapshot.grant_lookup === 'found' ? chains.flat() : []) spent.set(g.grant_id, g.spent_today);
-    for (const [grant_id, spent_today] of spent) {
-      const g = { grant_id, spent_today };
-      if (g.spent_today.minor === 0) continue; // no row: the server counts from zero
-      await db
-        .insertInto('spend_counters')
-        .values({ grant_id: g.grant_id, day, currency: g.spent_today.currency, reserved_minor: g.spent_today.minor })
-        .execute();
-      // the fixture's counter, backed by no decision of the chain: vouched for in the instance's memory of counters,
-      // as the service does for the values it writes itself (services/authorize/chained-spend.ts)
-      spendMemoryOf(rt.ctx).set(g.grant_id, day, g.spent_today.minor);
+    const links = new Map<string, GrantSnapshot>();
+    for (const g of snapshot.grant_lookup === 'found' ? chains.flat() : []) links.set(g.grant_id, g);
+    for (const g of links.values()) {
+      for (const counter of spendCountersOf(g, nowIso)) {
+        await db
+          .insertInto('spend_counters')
+          .values({ grant_id: g.grant_id, day: counter.day, currency: counter.currency, reserved_minor: counter.minor })
+          .execute();
+        // the fixture's counter, backed by no decision of the chain: vouched for in the instance's memory of
+        // counters, as the service does for the values it writes itself (services/authorize/chained-spend.ts)
+        spendMemoryOf(rt.ctx).set(g.grant_id, counter.day, counter.minor);
+      }
     }
     await db.deleteFrom('approvals').execute();
     const a = snapshot.approval;
@@ -196,6 +203,84 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
     now: () => created,
   });
   return { admin, runtimeToken, signer, resetMutableState };
+}
+
+interface SeededCounter {
+  day: string;
+  currency: string;
+  minor: number;
+}
+
+/**
+ * The spend counters behind a link's `spent_today` (today's row) and, for a link whose own scope has a budget, its
+ * `budget_spent` (the rest on yesterday's row, inside the period). No row for zero: the server counts from zero.
+ */
+export function spendCountersOf(g: GrantSnapshot, nowIso: string): SeededCounter[] {
+  const day = nowIso.slice(0, 10);
+  const counters: SeededCounter[] = [];
+  if (g.spent_today.minor !== 0) counters.push({ day, currency: g.spent_today.currency, minor: g.spent_today.minor });
+  const budget = g.scope.budget;
+  if (!budget) return counters;
+  if (!g.budget_spent) throw new Error(`grant ${g.grant_id}: a budgeted link without budget_spent cannot be loaded`);
+  const before = g.budget_spent.minor - g.spent_today.minor;
+  if (before < 0) {
+    throw new Error(
+      `grant ${g.grant_id}: budget_spent ${g.budget_spent.minor} is below spent_today ${g.spent_today.minor}, ` +
+        `which the ${budget.period} period includes`,
+    );
+  }
+  if (before === 0) return counters;
+  const yesterday = previousDay(day);
+  const start = budgetPeriodStart(budget.period, nowIso);
+  if (start !== null && start > yesterday) {
+    throw new Error(`grant ${g.grant_id}: the ${budget.period} period starts today, so budget_spent is spent_today`);
+  }
+  counters.push({ day: yesterday, currency: g.budget_spent.currency, minor: before });
+  return counters;
+}
+
+/**
+ * The mandates row of every grant made from a mandate or allowance, as POST /v1/mandates and POST /v1/allowances
+ * write it (services/mandates/create-mandate.ts, services/allowances/create-allowance.ts) but for the document:
+ * the vector gives only its digest, so the row holds that digest and a placeholder document. A used single-use
+ * allowance names the decision that used it (`used_by`); none of the walked vectors replays a purchase under an
+ * unused one, so the row is not part of the mutable state.
+ */
+async function insertMandateRows(rt: TestRuntime, grants: readonly VectorGrant[], nowIso: string): Promise<void> {
+  const byId = new Map(grants.map((g) => [g.grant_id, g]));
+  const rootOf = (g: VectorGrant): string => {
+    let at = g;
+    while (at.parent_grant_id !== null && byId.has(at.parent_grant_id)) at = byId.get(at.parent_grant_id)!;
+    return at.grant_id;
+  };
+  for (const g of grants) {
+    const m = g.mandate;
+    if (!m) continue;
+    if (g.parent_grant_id === null) throw new Error(`grant ${g.grant_id}: a mandate's grant always has a parent`);
+    await rt.ctx.store.db
+      .insertInto('mandates')
+      .values({
+        mandate_id: m.mandate_id,
+        format: m.format,
+        digest: m.digest,
+        issuer: m.format === 'ap2' ? 'https://issuer.vectors.example' : null,
+        principal_entity_id: g.principal_entity_id,
+        actor_entity_id: g.actor_entity_id,
+        parent_grant_id: g.parent_grant_id,
+        root_grant_id: rootOf(g),
+        grant_id: g.grant_id,
+        constraints: JSON.stringify({ payees: {} }),
+        document: `vector document of ${m.mandate_id}`,
+        single_use: m.single_use ? 1 : 0,
+        checkout_session_id: null,
+        vaulted_token_id: m.format === 'acp' ? 'vt_vector' : null,
+        idempotency_key: null,
+        expires_at: g.scope.valid_until === undefined ? null : new Date(g.scope.valid_until).toISOString(),
+        used_by: m.used ? 'ns:decision:01963a4f-0c00-7c00-8a00-000000000003' : null,
+        created_at: nowIso,
+      })
+      .execute();
+  }
 }
 
 function activeEntity(id: string): EntitySnapshot {

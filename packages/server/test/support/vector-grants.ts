@@ -4,9 +4,11 @@
  * actions with their `purchase.` prefix, `valid_until` as toISOString), and a link document signed with the
  * service's current key. Direct inserts, because the API cannot write a delegated link with a given id, a link
  * wider than its parent, or a grant that is already expired; a link whose snapshot says `signature_valid: false`
- * gets a signature with one flipped character.
+ * gets a signature with one flipped character. A grant made from a mandate or allowance (snapshot `mandate`) gets
+ * its `mandate_id` column and its link the `mandate` member ({ mandate_id, format, digest }), as
+ * services/grants/delegate-grant.ts writes them; its mandates row is seed-decision-vector.ts's.
  */
-import { moneyToJson, signDocument, type GrantScope, type GrantSnapshot } from '@aar/core';
+import { moneyToJson, signDocument, type GrantMandate, type GrantScope, type GrantSnapshot } from '@aar/core';
 import type { AppContext } from '../../src/app-context.ts';
 import { grantLink } from '../../src/services/grants/grant-link.ts';
 import { parseGrantScope, scopeToWire, type StoredScope } from '../../src/services/grants/grant-scope.ts';
@@ -20,6 +22,8 @@ export function storedScopeOf(scope: GrantScope): StoredScope {
     const money = scope[field];
     if (money) wire[field] = moneyToJson(money);
   }
+  // the budget in the wire form POST /v1/grants takes: major units, with its period
+  if (scope.budget) wire.budget = { ...moneyToJson(scope.budget), period: scope.budget.period };
   if (scope.allowed_actions) wire.allowed_actions = scope.allowed_actions.map((a) => `purchase.${a}`);
   // epoch as "now": the parser refuses a valid_until in the past, and a vector may hold an expired grant
   return parseGrantScope(wire, new Date(0));
@@ -37,6 +41,8 @@ export interface VectorGrant {
   depth: number;
   /** false: the stored link's signature does not verify */
   signature_valid: boolean;
+  /** the mandate or allowance the grant was made from (aar-decide/1.4.0 binding) */
+  mandate?: GrantMandate;
 }
 
 /** Inserts the grants in the order given (a parent before its children: the parent link is a foreign key). */
@@ -46,18 +52,26 @@ export async function insertVectorGrants(ctx: AppContext, grants: readonly Vecto
     const scope = storedScopeOf(grant.scope);
     const rootId = grant.parent_grant_id === null ? grant.grant_id : (rootOf.get(grant.parent_grant_id) ?? '');
     rootOf.set(grant.grant_id, rootId);
+    const binding = grant.mandate && {
+      mandate_id: grant.mandate.mandate_id,
+      format: grant.mandate.format,
+      digest: grant.mandate.digest,
+    };
     const link = await signDocument(
-      grantLink({
-        grant_id: grant.grant_id,
-        parent_grant_id: grant.parent_grant_id,
-        principal_entity_id: grant.principal_entity_id,
-        actor_entity_id: grant.actor_entity_id,
-        capability_id: grant.capability_id,
-        resource_id: grant.resource_id,
-        scope: scopeToWire(scope),
-        depth: grant.depth,
-        issued_at: nowIso,
-      }),
+      {
+        ...grantLink({
+          grant_id: grant.grant_id,
+          parent_grant_id: grant.parent_grant_id,
+          principal_entity_id: grant.principal_entity_id,
+          actor_entity_id: grant.actor_entity_id,
+          capability_id: grant.capability_id,
+          resource_id: grant.resource_id,
+          scope: scopeToWire(scope),
+          depth: grant.depth,
+          issued_at: nowIso,
+        }),
+        ...(binding ? { mandate: binding } : {}),
+      },
       ctx.keys.current(),
     );
     if (!grant.signature_valid) link.signature.signature = flipFirstChar(link.signature.signature);
@@ -80,6 +94,7 @@ export async function insertVectorGrants(ctx: AppContext, grants: readonly Vecto
         created_at: nowIso,
         updated_at: nowIso,
         revoked_at: grant.state === 'revoked' ? nowIso : null,
+        mandate_id: grant.mandate?.mandate_id ?? null,
       })
       .execute();
   }
@@ -101,6 +116,7 @@ export function vectorGrantOf(grant: GrantSnapshot): VectorGrant {
     scope: grant.scope,
     depth: grant.depth,
     signature_valid: grant.signature_valid,
+    ...(grant.mandate ? { mandate: grant.mandate } : {}),
   };
 }
 
