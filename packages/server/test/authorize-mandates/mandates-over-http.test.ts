@@ -7,14 +7,19 @@
  * past its `exp` `mandate_expired`; with alice's grant revoked `authority_revoked`. A presented closed mandate that is
  * not the purchase, or presented twice, is 422 `mandate_invalid` and nothing is recorded. An ACP allowance is one
  * purchase (`allowance_used` the second time). The decision map's delegation node names the mandate, and the evidence
- * pack carries the mandate with the presented closed presentation and verifies offline (core verifyEvidencePack).
+ * pack carries the mandate with the presented closed presentation and verifies offline: the TS SDK, `aar verify-pack`
+ * in a process with no store, and the server.
  */
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { verifyEvidencePack } from '@aar/core';
-import { createRequestSigner, type RequestSigner } from '@aar/sdk';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequestSigner, verifyEvidencePack, type RequestSigner } from '@aar/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
 import { bypassingGuards } from '../support/bypassing-guards.ts';
+import { AAR_BIN } from '../support/spawn-server.ts';
 import { testDialects } from '../support/dialects.ts';
 import { expectSchemaValid } from '../support/schema-validation.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
@@ -272,6 +277,29 @@ for (const dialect of await testDialects()) {
       expect(offline.replay_decision?.matches).toBe(true);
       const served = await world.must('POST', '/v1/evidence-packs/verify', pack);
       expect(served.valid).toBe(true);
+      // the CLI, in a process with no store and no keys: only the pack and the JWKS
+      const dir = mkdtempSync(join(tmpdir(), 'aar-mandate-pack-'));
+      try {
+        writeFileSync(join(dir, 'pack.json'), JSON.stringify(pack));
+        writeFileSync(join(dir, 'jwks.json'), JSON.stringify(jwks));
+        const cli = await new Promise<{ code: number; stdout: string }>((resolve) => {
+          execFile(
+            process.execPath,
+            [AAR_BIN, 'verify-pack', join(dir, 'pack.json'), '--jwks', join(dir, 'jwks.json'), '--json'],
+            { env: { PATH: process.env.PATH ?? '', HOME: dir, AAR_DATA_DIR: join(dir, 'none'), AAR_FROM_SOURCE: '1' } },
+            (error, stdout) => resolve({ code: error ? Number(error.code ?? -1) : 0, stdout }),
+          );
+        });
+        expect(cli.code, cli.stdout).toBe(0);
+        const result = JSON.parse(cli.stdout.trim()) as {
+          valid: boolean;
+          checks: Array<{ check: string; valid: boolean }>;
+        };
+        expect(result.valid).toBe(true);
+        expect(result.checks.find((c) => c.check === 'mandates')?.valid).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
 
       // the member is what the signed record's binding names: another document fails the named check
       const forged = structuredClone(pack);
