@@ -12,7 +12,7 @@ package aar
 //   - every disclosure's digest (SHA-256, base64url; `_sd_alg` absent or `sha-256`) is referenced exactly once, from an
 //     `_sd` array (`[salt, name, value]`) or an array element `{"...": digest}` (`[salt, value]`), up to
 //     MandateMaxDepth; an unreferenced, duplicated or malformed disclosure fails;
-//   - each later hop has `typ` `kb+sd-jwt`, is signed by the `cnf.jwk` of the previous hop's disclosed mandate (or
+//   - each later hop has `typ` `kb+sd-jwt` (`kb+sd-jwt+kb` for an intermediate one), is signed by the `cnf.jwk` of the previous hop's disclosed mandate (or
 //     the previous hop's top-level `cnf`), carries a string `nonce`, a numeric `iat`, a string `aud`, and its
 //     `sd_hash` is base64url(SHA-256(previous hop text with its '~'));
 //   - a closed checkout mandate's `checkout_hash` is the SHA-256 of its disclosed `checkout_jwt`, and a closed
@@ -38,6 +38,8 @@ const (
 	// MandateMaxHops bounds the hops of a presentation (issuer, user device, agent, sub-agents...).
 	MandateMaxHops = 8
 	kbTyp          = "kb+sd-jwt"
+	// kbTypIntermediate is an intermediate key-binding hop as the AP2 reference SDK types it.
+	kbTypIntermediate = "kb+sd-jwt+kb"
 )
 
 // MandateError is one refusal: a JSON pointer into the presentation, a DESIGN-29 code and a detail for people.
@@ -204,8 +206,8 @@ func parseAp2Hop(index int, text string) (Ap2Hop, *mandateRefusal) {
 		return Ap2Hop{}, refuse(base+"/header/crit", "schema_invalid", "no critical header extension is understood")
 	}
 	typ, _ := header["typ"].(string)
-	if index > 0 && typ != kbTyp {
-		return Ap2Hop{}, refuse(base+"/header/typ", "key_binding_invalid", "a hop after the first has typ %s", kbTyp)
+	if index > 0 && !isKeyBindingTyp(typ) {
+		return Ap2Hop{}, refuse(base+"/header/typ", "key_binding_invalid", "a hop after the first has typ %s (or %s)", kbTyp, kbTypIntermediate)
 	}
 	if sdAlg, present := payload["_sd_alg"]; present && sdAlg != "sha-256" {
 		return Ap2Hop{}, refuse(base+"/payload/_sd_alg", "disclosure_digest_mismatch", "only sha-256 disclosure digests are supported")

@@ -129,7 +129,7 @@ func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer stri
 		return false
 	}
 	if previous == nil {
-		if hop.Typ == kbTyp {
+		if isKeyBindingTyp(hop.Typ) {
 			return refuse(base+"/header", "issuer_key_unknown", "hop 0 is a key-binding JWT: the key that signs it is the cnf of a mandate not presented")
 		}
 		keys := issuerKeys(issuerJWKS, issuer, issuerNamed, hop.Payload["iss"], get(headerValue, "kid"), hop.Alg)
@@ -159,7 +159,7 @@ func checkAp2Signature(hop Ap2Hop, previous *Ap2Hop, issuerJWKS any, issuer stri
 // keyBindingClaims checks a `kb+sd-jwt` hop's nonce, iat, aud and sd_hash (the audience itself is the service's
 // check, not an offline one).
 func keyBindingClaims(hop Ap2Hop, previous *Ap2Hop) []MandateError {
-	if hop.Typ != kbTyp {
+	if !isKeyBindingTyp(hop.Typ) {
 		return nil
 	}
 	base := fmt.Sprintf("/presentation/hops/%d/payload", hop.Index)
@@ -182,3 +182,5 @@ func keyBindingClaims(hop Ap2Hop, previous *Ap2Hop) []MandateError {
 	}
 	return out
 }
+
+func isKeyBindingTyp(typ string) bool { return typ == kbTyp || typ == kbTypIntermediate }

@@ -96,6 +96,7 @@ const document = hop0();
 const hop1Text = hop1(document);
 const presented = `${document}~${hop1Text}`;
 const third = hop1(hop1Text, { disclosures: [], key: agent.privateKey });
+const intermediate = hop1(document, { header: { alg: 'ES256', typ: 'kb+sd-jwt+kb' } });
 const unknownVct = disclosure({ vct: 'mandate.loyalty.1', cnf: { jwk: jwkOf(user.publicKey) } });
 const secondOpen = disclosure({ vct: 'mandate.payment.open.1', constraints: [], cnf: { jwk: jwkOf(agent.publicKey) } });
 const forgedOpen = disclosure({ vct: 'mandate.payment.open.1', constraints: [], cnf: { jwk: jwkOf(attacker.publicKey) } });
@@ -104,6 +105,11 @@ const cases: Array<{ desc: string; presentation: string; want: string[] }> = [
   { desc: 'the open mandate alone (hop 0, issuer-signed)', presentation: document, want: [] },
   { desc: 'open ~~ closed: key-bound by the open mandate cnf key', presentation: presented, want: [] },
   { desc: 'three hops: the third signed by the closed mandate cnf key', presentation: `${presented}~${third}`, want: [] },
+  {
+    desc: 'three hops, the intermediate one typed kb+sd-jwt+kb (as the AP2 reference SDK writes it)',
+    presentation: `${document}~${intermediate}~${hop1(intermediate, { disclosures: [], key: agent.privateKey })}`,
+    want: [],
+  },
   { desc: 'an undisclosed payee (selective disclosure)', presentation: hop0({ disclosures: [openMandate] }), want: [] },
   {
     desc: 'a disclosure whose content changed (its digest is referenced nowhere)',

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._b64 import try_decode_b64url
-from ._common import KB_TYP, MAX_BYTES, MAX_HOPS, Ap2Hop, Ap2Verification, _b64json, _Refused, mandate_digest, split_hops
+from ._common import KB_TYP, KB_TYPS, MAX_BYTES, MAX_HOPS, Ap2Hop, Ap2Verification, _b64json, _Refused, mandate_digest, split_hops
 from ._contents import _checkout_bindings, _mandate_contents
 from ._disclosures import _Disclosures, _resolve
 from ._keys import _check_signature, _key_binding_claims
@@ -74,8 +74,8 @@ def _parse_hop(index: int, text: str) -> Ap2Hop:
     if "crit" in header:
         raise _Refused(f"{base}/header/crit", "schema_invalid", "no critical header extension is understood")
     typ = header.get("typ")
-    if index > 0 and typ != KB_TYP:
-        raise _Refused(f"{base}/header/typ", "key_binding_invalid", f"a hop after the first has typ {KB_TYP}")
+    if index > 0 and typ not in KB_TYPS:
+        raise _Refused(f"{base}/header/typ", "key_binding_invalid", f"a hop after the first has typ {KB_TYP} (or kb+sd-jwt+kb)")
     sd_alg = payload.get("_sd_alg", "sha-256")
     if sd_alg != "sha-256":
         raise _Refused(f"{base}/payload/_sd_alg", "disclosure_digest_mismatch", "only sha-256 disclosure digests are supported")

@@ -13,6 +13,8 @@ MAX_BYTES = 65536
 MAX_DEPTH = 16
 MAX_HOPS = 8
 KB_TYP = "kb+sd-jwt"
+#: key-binding hop types: `kb+sd-jwt+kb` is an intermediate hop as the AP2 reference SDK types it
+KB_TYPS = (KB_TYP, "kb+sd-jwt+kb")
 _ELLIPSIS = "..."
 
 def mandate_digest(document: str) -> str:

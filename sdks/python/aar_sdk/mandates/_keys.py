@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from .._b64 import try_decode_b64url
 from ..ed25519 import ed25519_verify
 from ..jcs import parse_json
-from ._common import KB_TYP, Ap2Hop, mandate_digest
+from ._common import KB_TYPS, Ap2Hop, mandate_digest
 
 _CURVES = {"ES256": ("P-256", ec.SECP256R1, 32, hashes.SHA256), "ES384": ("P-384", ec.SECP384R1, 48, hashes.SHA384)}
 
@@ -93,7 +93,7 @@ def _check_signature(hop: Ap2Hop, previous: Ap2Hop | None, issuer_jwks: Any, iss
     header = parse_json(try_decode_b64url(head) or b"{}")
     signing_input, signature = f"{head}.{body}".encode("ascii"), try_decode_b64url(sig) or b""
     if previous is None:
-        if hop.typ == KB_TYP:
+        if hop.typ in KB_TYPS:
             return {"path": f"{base}/header", "code": "issuer_key_unknown",
                     "detail": "hop 0 is a key-binding JWT: the key that signs it is the cnf of a mandate not presented"}
         keys = _issuer_keys(issuer_jwks, issuer, hop.payload.get("iss"), header.get("kid"), hop.alg)
@@ -116,7 +116,7 @@ def _check_signature(hop: Ap2Hop, previous: Ap2Hop | None, issuer_jwks: Any, iss
 
 def _key_binding_claims(hop: Ap2Hop, previous: Ap2Hop | None) -> list[dict[str, str]]:
     """A `kb+sd-jwt` hop's nonce, iat, aud and sd_hash (the audience itself is the service's check, not offline)."""
-    if hop.typ != KB_TYP:
+    if hop.typ not in KB_TYPS:
         return []
     base = f"/presentation/hops/{hop.index}/payload"
     errors = []
