@@ -23,8 +23,8 @@ const SKIP: Record<string, string> = {
     'the basket, so a hash that disagrees with it never reaches decide',
   'deny-currency-mismatch-budget.json':
     'its only link has a total budget with budget_spent 0 but spent_today 120.00: a total budget counts every day, ' +
-    "today's counter included (budget-spend.ts), so the server loads budget_spent 120.00; currency_mismatch is " +
-    'walked by deny-currency-mismatch.json and order-currency-before-amount.json',
+    "today's counter included (budget-spend.ts), so the server loads budget_spent 120.00; the same check over HTTP " +
+    'is deny-currency-mismatch-budget-spent-in-usd.json',
   'deny-delegation-reordered.json':
     'grant-chain.ts builds the chain by walking parent_grant_id from the leaf, so it is always root first; a ' +
     'reordered chain cannot be loaded',
