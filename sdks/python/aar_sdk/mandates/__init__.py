@@ -11,8 +11,8 @@ purchase, by someone who is not the audience). The codes and pointers are core's
 - every disclosure's digest (SHA-256, base64url, `_sd_alg` absent or `sha-256`) is referenced exactly once, from an
   `_sd` array (`[salt, name, value]`) or an array element `{"...": digest}` (`[salt, value]`), at any depth up to
   `MAX_DEPTH`; an unreferenced, duplicated or malformed disclosure fails;
-- each later hop has `typ` `kb+sd-jwt` (`kb+sd-jwt+kb` for an intermediate one), is signed by the `cnf.jwk` of the previous hop's disclosed mandate (or the
-  previous hop's top-level `cnf`), carries a string `nonce`, a numeric `iat`, a string `aud`, and its `sd_hash` is
+- each later hop has `typ` `kb+sd-jwt` (`kb+sd-jwt+kb` for an intermediate one), is signed by the `cnf.jwk` of
+  the previous hop's disclosed mandate (or the previous hop's top-level `cnf`), carries a string `nonce`, a numeric `iat`, a string `aud`, and its `sd_hash` is
   base64url(SHA-256(previous hop text with its trailing '~'));
 - a closed checkout mandate's `checkout_hash` is the SHA-256 of its disclosed `checkout_jwt`, and a closed payment
   mandate's `transaction_id` that same hash when both are in the chain (`sd_hash_mismatch` otherwise);
