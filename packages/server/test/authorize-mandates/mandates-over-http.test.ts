@@ -35,6 +35,7 @@ import {
   kbHop,
   openPaymentContent,
   parties,
+  userCredentialChain,
   type Parties,
 } from '../../../core/test/mandates/support/build-chain.ts';
 
@@ -309,6 +310,31 @@ for (const dialect of await testDialects()) {
         valid: false,
         failure: 'mandate_digest_mismatch',
       });
+    });
+
+    it("decides a user-credential chain: the device's key-binding hop registered, the agent's closing hop presented", async () => {
+      // issuer -> user device (open payment mandate, its own key-binding nonce) -> agent (closed, presented here)
+      const { hops } = await userCredentialChain(p);
+      const registered = chain(hops[0]!, hops[1]!);
+      const m = await register(registered);
+      const closing = await kbHop(p.agent, hops[1]!, [
+        closedPaymentContent({
+          payment_amount: { amount: 4200, currency: 'EUR' },
+          payment_instrument: { id: 'ns:card_token:tok-1', type: 'card' },
+        }),
+      ]);
+      const allowed = await decided(42, { presentation: chain(registered, closing) });
+      expect([allowed.decision, allowed.reason]).toEqual([
+        'allow_with_constraints',
+        'scope_within_attenuated_authority',
+      ]);
+      expect(allowed.decision_map.nodes.find((n) => n.type === 'delegation')?.mandate_ref).toBe(m.mandate_id);
+      const pack = await world.must('GET', `/v1/evidence-packs/${allowed.evidence_refs[0]}`);
+      expect(pack.mandates[0]).toMatchObject({ document: registered, presented: chain(registered, closing) });
+      const offline = await verifyEvidencePack(pack, await world.must('GET', '/.well-known/jwks.json'));
+      expect(offline.valid, JSON.stringify(offline.checks)).toBe(true);
+      // the closing hop alone is new: presented again, its nonce is refused
+      expect((await buy(42, { presentation: chain(registered, closing) })).status).toBe(422);
     });
 
     it('denies mandate_revoked once the mandate is revoked, mandate_expired past its exp', async () => {
