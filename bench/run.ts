@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { auditChain } from './audit-chain.ts';
 import { authzenBench } from './authzen.ts';
+import { mandatesBench } from './mandates.ts';
 import { authorizeHttp } from './authorize-http.ts';
 import { cliStartup } from './cli-startup.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
@@ -31,6 +32,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   webhookDelivery,
   rulePacks,
   authzenBench,
+  mandatesBench,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));

@@ -46,7 +46,13 @@ export function purchaseBody(suffix = ''): Record<string, unknown> {
   };
 }
 
-export async function buildWorld(base: string, adminToken: string, agentCount = 1): Promise<BenchWorld> {
+/** `mayDelegate`: the root grants may be delegated (the mandate benchmark hangs an AP2 mandate's grant below one). */
+export async function buildWorld(
+  base: string,
+  adminToken: string,
+  agentCount = 1,
+  options: { mayDelegate?: boolean } = {},
+): Promise<BenchWorld> {
   const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await fetch(`${base}${path}`, {
       method: 'POST',
@@ -84,6 +90,7 @@ export async function buildWorld(base: string, adminToken: string, agentCount = 
         max_daily_amount: { amount: 1_000_000_000, currency: 'EUR' },
         allowed_jurisdictions: ['DE'],
         valid_until: new Date(Date.now() + 24 * 3600 * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ...(options.mayDelegate ? { may_delegate: true } : {}),
       },
     });
     agents.push({
