@@ -11,6 +11,7 @@
  * - A chain (`ns.delegation_chain.v1`) is the links from the root to one grant, root first, with the public keys a
  *   verifier needs and each link's state at `as_of`; the service signs it too, which attests those states.
  */
+import type { BudgetPeriod } from '../decide/types.ts';
 import type { DocumentSignature } from '../signing/sign-document.ts';
 import type { Ed25519PublicJwk } from '../signing/ed25519-jwk.ts';
 
@@ -41,6 +42,13 @@ export interface WireGrantScope {
   allowed_actions?: string[];
   may_delegate?: boolean;
   max_delegation_depth?: number;
+  /**
+   * aar-decide/1.4.0: a cumulative budget over a UTC period, in major units like the other money fields and in their
+   * currency; a child's amount is at most its parent's, whatever the two periods
+   */
+  budget?: WireMoney & { period: BudgetPeriod };
+  /** aar-decide/1.4.0: merchant ids as `resource.merchant_id` carries them; a child's list is a subset */
+  allowed_merchants?: string[];
 }
 
 export interface UnsignedDelegationStatement {
