@@ -9,14 +9,12 @@
  * - acpAllowanceToScope: a one-time allowance is an exact, single-use grant: max_amount_per_purchase = budget
  *   (total) = max_amount, allowed_merchants = [the aar merchant the caller mapped merchant_id to],
  *   valid_until = expires_at.
- * - containsCardNumber: whether any value of a body holds a card number (core's PAN detector): aar takes the
- *   allowance, never the card, so a `payment_method` with a number is refused (`pan_refused`) before anything else.
+ * (containsCardNumber, mandate-card-numbers.ts: a body with a card number is refused `pan_refused` before this runs.)
  * Attacker assumption: the body is hostile JSON; nothing here echoes a value that could be a card number.
  */
 import { isCurrency } from '../money/currencies.ts';
 import { moneyToJson } from '../money/money-format.ts';
 import type { Money } from '../money/money.ts';
-import { findPan } from '../pan/find-pan.ts';
 import type { Ap2WireScope } from './ap2-scope.ts';
 import type { MandateError } from './mandate-types.ts';
 
@@ -130,9 +128,4 @@ export function acpAllowanceToScope(
     singleUse: true,
     checkoutSessionId: allowance.checkoutSessionId,
   };
-}
-
-/** True when any string, number or member name inside `value` holds a card number (12-19 digits passing Luhn). */
-export function containsCardNumber(value: unknown): boolean {
-  return findPan(value) !== undefined;
 }

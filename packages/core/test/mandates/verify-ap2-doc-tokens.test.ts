@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { mandateDigest, verifyAp2Presentation, type Ap2VerifyOptions } from '../../src/mandates/index.ts';
+import {
+  findAp2CardNumber,
+  mandateDigest,
+  verifyAp2Presentation,
+  type Ap2VerifyOptions,
+} from '../../src/mandates/index.ts';
 import { AP2_DIR, ap2SchemaValidator, docTokens } from './support/ap2-vectors.ts';
 import { newKey } from './support/build-chain.ts';
 
@@ -54,6 +59,7 @@ describe.skipIf(!AP2_DIR)('AP2 documentation tokens', () => {
       expect(JSON.stringify(result.partial?.hops.map((h) => h.mandates))).not.toContain('"..."');
       expect(result.partial?.hops.every((h) => h.mandates.length === 1)).toBe(true);
       expect(result.partial?.digest).toBe(mandateDigest(token));
+      expect(findAp2CardNumber(result.partial!)).toBeUndefined(); // `Card ••••4242` is no card number
     },
   );
 
