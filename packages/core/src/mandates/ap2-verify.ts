@@ -37,6 +37,8 @@ import {
 export const DEFAULT_MAX_PRESENTATION_BYTES = 64 * 1024;
 /** clock skew allowed on `iat` / `nbf` */
 export const MAX_FUTURE_SKEW_SECONDS = 60;
+/** 9999-12-31T23:59:59Z: the last second an ISO 8601 timestamp of four-digit years can name */
+const MAX_TIME_SECONDS = 253_402_300_799;
 const KB_TYP = 'kb+sd-jwt';
 /** the typ of a key-binding hop that is itself key-bound by a further hop (AP2 reference vectors, multi-hop chains) */
 const KB_TYPS: readonly string[] = [KB_TYP, 'kb+sd-jwt+kb'];
@@ -65,8 +67,13 @@ function checkTimes(
   for (const name of ['exp', 'iat', 'nbf'] as const) {
     const value = claims[name];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-      errors.push({ path: `${path}/${name}`, code: 'schema_invalid', detail: 'must be a whole number of seconds' });
+    // bounded to years 1970-9999, so every consumer can turn it into an ISO timestamp
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_TIME_SECONDS) {
+      errors.push({
+        path: `${path}/${name}`,
+        code: 'schema_invalid',
+        detail: 'must be a whole number of seconds from 1970 to 9999',
+      });
       continue;
     }
     if (name === 'exp') exp = value;

@@ -236,6 +236,13 @@ describe('refused mutations', () => {
     expect(await codes(skew.presentation)).toEqual([]);
   });
 
+  it('a time claim outside 1970-9999 (no ISO timestamp could name it): schema_invalid, nothing thrown', async () => {
+    const far = await agentProviderChain(p, { open: { exp: 1e15 } });
+    expect(await codes(far.presentation)).toEqual([['schema_invalid', '/presentation/hops/0/mandates/0/exp']]);
+    const negative = await agentProviderChain(p, { kb: { iat: -1 } });
+    expect(await codes(negative.presentation)).toEqual([['schema_invalid', '/presentation/hops/1/payload/iat']]);
+  });
+
   it('a key-binding hop for another audience: audience_mismatch (unless the audience is not checked)', async () => {
     const { presentation } = await agentProviderChain(p, { kb: { aud: 'https://other-verifier.example' } });
     expect(await codes(presentation)).toEqual([['audience_mismatch', '/presentation/hops/1/payload/aud']]);
