@@ -14,11 +14,11 @@ import (
 // map names (failures `malformed_policy_set`, `policy_signature_invalid`, `policy_digest_mismatch`). A further check,
 // `mandates`, runs between `policy_set` and `replay` only when the snapshot's grants carry a `mandate` binding or the
 // pack a `mandates` member (issue 29; failures `malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
-// `mandate_signature_invalid`: mandate_evidence.go). It is not in this list, whose length tests compare with a
-// pack's full set of checks.
+// `mandate_signature_invalid`: mandate_evidence.go). The list names every check, as core's EVIDENCE_CHECKS does;
+// a pack records the conditional ones only when they apply.
 var EvidenceChecks = []string{
 	"pack_signature", "decision_map_signature", "bindings", "audit_entry", "record_digest", "inclusion_proof",
-	"checkpoint", "policy_set", "replay",
+	"checkpoint", "policy_set", "mandates", "replay",
 }
 
 // EvidenceCheck is one check's outcome with its stable failure code.

@@ -13,6 +13,7 @@ export const OPERATION_NAMES: Readonly<Record<string, string>> = {
   'GET /.well-known/jwks.json': 'getJwks',
 
   'POST /v1/entities': 'createEntity',
+  'POST /v1/mandate-issuers': 'createMandateIssuer',
   'GET /v1/entities': 'listEntities',
   'GET /v1/entities/{id}': 'getEntity',
   'DELETE /v1/entities/{id}': 'deleteEntity',
