@@ -2,11 +2,12 @@
  * Which grants cover the request, each with its ancestors (root first). Leaves are the actor's grants from this
  * principal (over this instrument when one is named) that cover the action. A grant made from a mandate or allowance
  * (`grants.mandate_id`) is a leaf only of a request that names that mandate, and such a request has no other leaf
- * (DESIGN-29 decision 4): a mandate's narrower scope never widens, nor is widened by, the agent's other grants. Every usable one (active, unexpired,
- * action allowed) is a candidate, newest first: the first is the snapshot's `grants`, the rest its `alternatives`,
- * and decide keeps the most permissive outcome among them (aar-decide/1.2.0). When none is usable, the newest covering
- * grant alone is returned so decide can name why (authority_revoked, authority_expired) instead of
- * authority_not_found; an unusable chain beside a usable one could only deny, so it is not loaded.
+ * (DESIGN-29 decision 4): a mandate's narrower scope never widens, nor is widened by, the agent's other grants.
+ * Every usable one (active, unexpired, action allowed) is a candidate, newest first: the first is the snapshot's
+ * `grants`, the rest its `alternatives`, and decide keeps the most permissive outcome among them (aar-decide/1.2.0).
+ * When none is usable, the newest covering grant alone is returned so decide can name why (authority_revoked,
+ * authority_expired) instead of authority_not_found; an unusable chain beside a usable one could only deny, so it is
+ * not loaded.
  * Rows come through the instance's GrantCache, which is used only at the grant version read first (grant-cache.ts):
  * a revocation that committed before this read is always seen.
  */
@@ -128,7 +129,7 @@ function chainedGrantRow(row: GrantRow & { cascade_revoked_at: string | null; re
 
 /** The mandate or allowance a grant was made from (migration 0023), null for every other grant. */
 export function mandateIdOf(row: GrantRow): string | null {
-  return (row as { mandate_id?: string | null }).mandate_id ?? null;
+  return row.mandate_id ?? null;
 }
 
 function expired(row: GrantRow, nowIso: string): boolean {
