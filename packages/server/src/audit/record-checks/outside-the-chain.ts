@@ -153,6 +153,17 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
   { table: 'kysely_migration', reason: 'migration bookkeeping: which schema migrations ran; no data of the service' },
   { table: 'kysely_migration_lock', reason: 'migration bookkeeping: the lock one migrating process takes' },
   {
+    table: 'mandate_nonces',
+    reason:
+      'replay protection of the key-binding nonces of accepted AP2 presentations: an edit can only let a nonce be used once more, a presentation is accepted once anyway (its digest is unique and checked), and every mandate accepted is chained',
+  },
+  {
+    table: 'mandates',
+    columns: ['vaulted_token_id', 'idempotency_key'],
+    reason:
+      "`vaulted_token_id` is the PSP's vault token reference, like `card_tokens.network_token` kept out of events; it is shown, never decided on (a purchase is decided on the parent grant's card token). `idempotency_key` is the client's `Idempotency-Key`, an operational echo",
+  },
+  {
     table: 'merchants',
     columns: ['display_name', 'created_at', 'updated_at'],
     reason: 'shown only: a decision reads a merchant by id, category and jurisdiction, which are checked',

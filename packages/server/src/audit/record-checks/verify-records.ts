@@ -26,6 +26,7 @@ import { checkEvents } from './check-events.ts';
 import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
+import { checkMandates } from './check-mandates.ts';
 import { checkMerchants } from './check-merchants.ts';
 import { checkPolicyContent } from './check-policy-content.ts';
 import { checkRevocations } from './check-revocations.ts';
@@ -74,5 +75,7 @@ export async function verifyRecords(
   await checkBacktests(db, findings, pageSize);
   // the AuthZEN door's generic-domain decisions: each signed row against its entry (every run, all rows)
   await checkAccessDecisions(db, findings, jwks, pageSize);
+  // AP2 mandates, ACP allowances, their issuers and the grants bound to them (every run, all rows)
+  await checkMandates(db, findings, pageSize);
   return findings;
 }

@@ -123,6 +123,26 @@ export async function createAllowance(
           extra: { allowance_id: known.mandate_id },
         });
       }
+      // the event first: the row's created_at is the event's occurred_at (audit verify compares them)
+      const accepted = await appendEvent(trx, ctx, {
+        event_type: 'ns.allowance.accepted',
+        actor_entity_id: actorOf(credential),
+        principal_entity_id: written.row.principal_entity_id,
+        subject_ref: allowanceId,
+        reason_code: 'allowance_accepted',
+        data: {
+          allowance_id: allowanceId,
+          format: 'acp',
+          digest,
+          grant_id: grantId,
+          parent_grant_id: parentId,
+          grantee_entity_id: grantee,
+          merchant_id: merchant,
+          checkout_session_id: mapped.checkoutSessionId,
+          expires_at: expiresAt,
+          constraints_digest: mandateDigest(constraintsText),
+        },
+      });
       const row = await trx
         .insertInto('mandates')
         .values({
@@ -143,29 +163,10 @@ export async function createAllowance(
           idempotency_key: idempotencyKey,
           expires_at: expiresAt,
           used_by: null,
-          created_at: nowIso,
+          created_at: accepted.occurred_at,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await appendEvent(trx, ctx, {
-        event_type: 'ns.allowance.accepted',
-        actor_entity_id: actorOf(credential),
-        principal_entity_id: row.principal_entity_id,
-        subject_ref: allowanceId,
-        reason_code: 'allowance_accepted',
-        data: {
-          allowance_id: allowanceId,
-          format: 'acp',
-          digest,
-          grant_id: grantId,
-          parent_grant_id: parentId,
-          grantee_entity_id: grantee,
-          merchant_id: merchant,
-          checkout_session_id: mapped.checkoutSessionId,
-          expires_at: expiresAt,
-          constraints_digest: mandateDigest(constraintsText),
-        },
-      });
       return mandateView(row, written.view, 'active') as AllowanceView;
     });
   } catch (error) {

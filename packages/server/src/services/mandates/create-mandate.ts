@@ -130,6 +130,27 @@ export async function createMandate(
       });
       // after the caller's right is known (writeDelegatedGrant): whether a presentation exists is not disclosed
       await refuseReplays(trx, v.digest, v.nonces, nowIso);
+      // the event first: the row's created_at is the event's occurred_at (audit verify compares them)
+      const accepted = await appendEvent(trx, ctx, {
+        event_type: 'ns.mandate.accepted',
+        actor_entity_id: actorOf(credential),
+        principal_entity_id: written.row.principal_entity_id,
+        subject_ref: mandateId,
+        reason_code: 'mandate_accepted',
+        data: {
+          mandate_id: mandateId,
+          format: 'ap2',
+          digest: v.digest,
+          issuer: v.issuer,
+          grant_id: grantId,
+          parent_grant_id: parentId,
+          grantee_entity_id: grantee,
+          single_use: mapped.singleUse,
+          expires_at: expiresAt,
+          checkout_session_id: mapped.checkoutSessionId ?? null,
+          constraints_digest: mandateDigest(constraintsText),
+        },
+      });
       const row = await trx
         .insertInto('mandates')
         .values({
@@ -150,30 +171,10 @@ export async function createMandate(
           idempotency_key: null,
           expires_at: expiresAt,
           used_by: null,
-          created_at: nowIso,
+          created_at: accepted.occurred_at,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await appendEvent(trx, ctx, {
-        event_type: 'ns.mandate.accepted',
-        actor_entity_id: actorOf(credential),
-        principal_entity_id: row.principal_entity_id,
-        subject_ref: mandateId,
-        reason_code: 'mandate_accepted',
-        data: {
-          mandate_id: mandateId,
-          format: 'ap2',
-          digest: v.digest,
-          issuer: v.issuer,
-          grant_id: grantId,
-          parent_grant_id: parentId,
-          grantee_entity_id: grantee,
-          single_use: mapped.singleUse,
-          expires_at: expiresAt,
-          checkout_session_id: row.checkout_session_id,
-          constraints_digest: mandateDigest(constraintsText),
-        },
-      });
       return mandateView(row, written.view, 'active') as Ap2MandateView;
     });
   } catch (error) {
