@@ -341,24 +341,39 @@ describe('checkout mandates and the documentation tokens', () => {
     ]);
   });
 
-  it('an open payment with an open checkout: merchants intersect', async () => {
-    const open = await issueHop(
-      p.issuer,
-      { typ: 'dc+sd-jwt', kid: 'issuer-key-1' },
-      {
-        iss: ISSUER,
-        delegate_payload: [
-          openPaymentContent(p.agent.publicJwk),
-          {
-            vct: 'mandate.checkout.open.1',
-            constraints: [{ type: 'checkout.allowed_merchants', allowed: [{ id: 'merchant_2', name: 'Other' }] }],
-            cnf: { jwk: p.agent.publicJwk },
-          },
-        ],
-      },
-      { delegate_payload: { _sd: [0, 1] } },
-    );
-    const v = await verified(open, false);
-    expect(ap2MandateToScope(v, CTX)).toMatchObject({ ok: true, scope: { allowed_merchants: [M2] } });
+  it('an open payment with an open checkout: its merchants apply too, its line items are refused', async () => {
+    const checkout = (allowed: string): Record<string, unknown> => ({
+      vct: 'mandate.checkout.open.1',
+      constraints: [
+        {
+          type: 'checkout.line_items',
+          items: [{ id: 'line_1', acceptable_items: [{ id: 'sku_1', title: 'Shoe' }], quantity: 1 }],
+        },
+        { type: 'checkout.allowed_merchants', allowed: [{ id: allowed, name: 'A merchant' }] },
+      ],
+      cnf: { jwk: p.agent.publicJwk },
+    });
+    const build = async (allowed: string): Promise<VerifiedAp2> =>
+      verified(
+        await issueHop(
+          p.issuer,
+          { typ: 'dc+sd-jwt', kid: 'issuer-key-1' },
+          { iss: ISSUER, delegate_payload: [openPaymentContent(p.agent.publicJwk), checkout(allowed)] },
+          { delegate_payload: { _sd: [0, 1] } },
+        ),
+      );
+    const result = ap2MandateToScope(await build('merchant_2'), CTX);
+    expect(result.ok ? [] : result.errors.map((e) => [e.code, e.path])).toEqual([
+      ['unsupported_constraint', '/presentation/hops/0/mandates/1/constraints/0'],
+    ]);
+    // a checkout merchant outside the payment's payees leaves no merchant at all: refused as well
+    const disjoint = ap2MandateToScope(await build('merchant_3'), {
+      ...CTX,
+      payees: { ...CTX.payees, merchant_3: 'ns:merchant:33333333-3333-4333-8333-333333333333' },
+    });
+    expect(disjoint.ok ? [] : disjoint.errors.map((e) => [e.code, e.path])).toEqual([
+      ['unsupported_constraint', '/presentation/hops/0/mandates/1/constraints/0'],
+      ['unsupported_constraint', '/presentation/hops/0/mandates/1/constraints/1/allowed'],
+    ]);
   });
 });
