@@ -90,7 +90,6 @@ export async function createAllowance(
   const digest = mandateDigest(document);
   const allowanceId = mintMandateId('allowance', ctx.newUuid());
   const grantId = mintedId('authority:grant', ctx.newUuid());
-  const nowIso = now.toISOString();
   const stored: StoredConstraints = {
     constraints: [input.allowance],
     risk_signals: input.risk_signals ?? [],
