@@ -41,7 +41,7 @@ export async function mandateIssuerRoutes(app: FastifyInstance, ctx: AppContext)
     schema: {
       tags,
       summary: 'Register a trusted AP2 mandate issuer and its keys',
-      operationId: 'registerMandateIssuer',
+      operationId: 'createMandateIssuer',
       description:
         'Registers an issuer whose AP2 mandates the service accepts, with its JWKS given inline (`jwks`) or ' +
         'fetched once from `jwks_uri` now, through the same SSRF guard as webhook deliveries (https, no private ' +
@@ -68,7 +68,9 @@ export async function mandateIssuerRoutes(app: FastifyInstance, ctx: AppContext)
       tags,
       summary: 'List the trusted AP2 mandate issuers',
       operationId: 'listMandateIssuers',
-      description: 'Every registered issuer with its keys, in issuer order.',
+      description:
+        'Every registered issuer with the keys its mandates verify against (the JWKS stored at registration), in ' +
+        'issuer order, with the audit entry that commits to each registration.',
       response: { 200: Type.Object({ items: Type.Array(Issuer) }) },
     },
     handler: async () => ({ items: await listIssuers(ctx) }),
