@@ -17,6 +17,7 @@ import type { Database, Dialect } from '../../src/store/index.ts';
 import { buildDelegationWorld, type DelegationWorld } from '../support/delegation-world.ts';
 import { testDialects } from '../support/dialects.ts';
 import { ADMIN_TOKEN, startTestRuntime, type TestRuntime } from '../support/test-runtime.ts';
+import { ap2Keys, openPaymentChain, paymentConstraints } from '../mandates/support/ap2-chain.ts';
 
 const dialects = await testDialects();
 
@@ -339,6 +340,50 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     resource: { type: 'doc', id: 'd-1' },
   });
   expect(access.decision).toBe(true);
+  // AP2 mandate and ACP allowance (issue 29): a trusted issuer, a mandate under the root grant (its key-binding
+  // nonce: mandate_nonces), an allowance (grants.mandate_id, mandates); both bound grants chained and signed
+  const ap2 = await ap2Keys();
+  await must('POST', '/v1/mandate-issuers', {
+    issuer: 'https://flip.issuer.test',
+    format: 'ap2',
+    jwks: { keys: [ap2.issuer.publicJwk] },
+  });
+  const presentation = await openPaymentChain(ap2, {
+    issuer: 'https://flip.issuer.test',
+    audience: 'http://127.0.0.1:8080',
+    nowSeconds: Math.floor(Date.now() / 1000),
+    constraints: paymentConstraints(5000, 'EUR', ['merchant_1']),
+  });
+  await must('POST', '/v1/mandates', {
+    format: 'ap2',
+    presentation,
+    parent_grant_id: w.root.grant_id,
+    actor_entity_id: 'ns:entity:agent:helper',
+    payees: { merchant_1: 'grocer-1' },
+  });
+  const allowance = await fetch(`${base}/v1/allowances`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'flip-acp-1',
+    },
+    body: JSON.stringify({
+      format: 'acp',
+      allowance: {
+        reason: 'one_time',
+        max_amount: 2000,
+        currency: 'eur',
+        checkout_session_id: 'csn_flip',
+        merchant_id: 'grocer-1',
+        expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+      vaulted_token_id: 'vt_flip',
+      parent_grant_id: w.root.grant_id,
+      actor_entity_id: 'ns:entity:agent:sibling',
+    }),
+  });
+  expect(allowance.status).toBe(201);
   await must('POST', `/v1/grants/${leaf}/revoke`);
   await must('POST', '/v1/entities', { type: 'person', id: 'eve', display_name: 'Eve' });
   await must('DELETE', '/v1/entities/ns:entity:person:eve');
