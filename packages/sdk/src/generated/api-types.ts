@@ -14,6 +14,8 @@ export interface Problem {
   errors?: {
     path: string;
     message: string;
+    code?: string;
+    detail?: string;
   }[];
 }
 
@@ -641,6 +643,29 @@ export interface ListGrantsResponse {
       )[];
       may_delegate?: boolean;
       max_delegation_depth?: number;
+      /**
+       * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+       */
+      budget?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+        /**
+         * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+         */
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      };
+      /**
+       * merchant ids (as `resource.merchant_id`)
+       *
+       * @maxItems 1000
+       */
+      allowed_merchants?: string[];
     };
     state: 'active' | 'revoked';
     depth: number;
@@ -738,6 +763,29 @@ export interface CreateGrantBody {
     )[];
     may_delegate?: boolean;
     max_delegation_depth?: number;
+    /**
+     * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+     */
+    budget?: {
+      /**
+       * major units, e.g. 30.00; no more decimals than the currency has
+       */
+      amount: number;
+      /**
+       * ISO 4217 alpha-3
+       */
+      currency: string;
+      /**
+       * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+       */
+      period: 'day' | 'week' | 'month' | 'year' | 'total';
+    };
+    /**
+     * merchant ids (as `resource.merchant_id`)
+     *
+     * @maxItems 1000
+     */
+    allowed_merchants?: string[];
   };
   /**
    * sub-delegation: the parent grant. The child must be a subset of it, field by field (422 `scope_not_subset` names every wider field); omitted fields inherit
@@ -849,6 +897,29 @@ export interface CreateGrantResponse {
     )[];
     may_delegate?: boolean;
     max_delegation_depth?: number;
+    /**
+     * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+     */
+    budget?: {
+      /**
+       * major units, e.g. 30.00; no more decimals than the currency has
+       */
+      amount: number;
+      /**
+       * ISO 4217 alpha-3
+       */
+      currency: string;
+      /**
+       * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+       */
+      period: 'day' | 'week' | 'month' | 'year' | 'total';
+    };
+    /**
+     * merchant ids (as `resource.merchant_id`)
+     *
+     * @maxItems 1000
+     */
+    allowed_merchants?: string[];
   };
   state: 'active' | 'revoked';
   depth: number;
@@ -947,6 +1018,29 @@ export interface GetGrantResponse {
     )[];
     may_delegate?: boolean;
     max_delegation_depth?: number;
+    /**
+     * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+     */
+    budget?: {
+      /**
+       * major units, e.g. 30.00; no more decimals than the currency has
+       */
+      amount: number;
+      /**
+       * ISO 4217 alpha-3
+       */
+      currency: string;
+      /**
+       * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+       */
+      period: 'day' | 'week' | 'month' | 'year' | 'total';
+    };
+    /**
+     * merchant ids (as `resource.merchant_id`)
+     *
+     * @maxItems 1000
+     */
+    allowed_merchants?: string[];
   };
   state: 'active' | 'revoked';
   depth: number;
@@ -1181,13 +1275,18 @@ export interface GetDecisionResponse {
         | 'authority_revoked'
         | 'authority_expired'
         | 'delegation_invalid'
+        | 'mandate_revoked'
+        | 'mandate_expired'
+        | 'allowance_used'
         | 'merchant_unknown'
+        | 'merchant_not_allowed'
         | 'merchant_category_blocked'
         | 'merchant_category_not_allowed'
         | 'jurisdiction_not_allowed'
         | 'currency_mismatch'
         | 'amount_above_agent_threshold'
         | 'daily_limit_exceeded'
+        | 'budget_exceeded'
         | 'risk_state_blocked'
         | 'risk_state_elevated'
         | 'amount_above_approval_threshold'
@@ -1277,13 +1376,18 @@ export interface ListApprovalsResponse {
           | 'authority_revoked'
           | 'authority_expired'
           | 'delegation_invalid'
+          | 'mandate_revoked'
+          | 'mandate_expired'
+          | 'allowance_used'
           | 'merchant_unknown'
+          | 'merchant_not_allowed'
           | 'merchant_category_blocked'
           | 'merchant_category_not_allowed'
           | 'jurisdiction_not_allowed'
           | 'currency_mismatch'
           | 'amount_above_agent_threshold'
           | 'daily_limit_exceeded'
+          | 'budget_exceeded'
           | 'risk_state_blocked'
           | 'risk_state_elevated'
           | 'amount_above_approval_threshold'
@@ -1347,13 +1451,18 @@ export interface GetApprovalResponse {
         | 'authority_revoked'
         | 'authority_expired'
         | 'delegation_invalid'
+        | 'mandate_revoked'
+        | 'mandate_expired'
+        | 'allowance_used'
         | 'merchant_unknown'
+        | 'merchant_not_allowed'
         | 'merchant_category_blocked'
         | 'merchant_category_not_allowed'
         | 'jurisdiction_not_allowed'
         | 'currency_mismatch'
         | 'amount_above_agent_threshold'
         | 'daily_limit_exceeded'
+        | 'budget_exceeded'
         | 'risk_state_blocked'
         | 'risk_state_elevated'
         | 'amount_above_approval_threshold'
@@ -1426,13 +1535,18 @@ export interface DecideApprovalResponse {
         | 'authority_revoked'
         | 'authority_expired'
         | 'delegation_invalid'
+        | 'mandate_revoked'
+        | 'mandate_expired'
+        | 'allowance_used'
         | 'merchant_unknown'
+        | 'merchant_not_allowed'
         | 'merchant_category_blocked'
         | 'merchant_category_not_allowed'
         | 'jurisdiction_not_allowed'
         | 'currency_mismatch'
         | 'amount_above_agent_threshold'
         | 'daily_limit_exceeded'
+        | 'budget_exceeded'
         | 'risk_state_blocked'
         | 'risk_state_elevated'
         | 'amount_above_approval_threshold'
@@ -1589,13 +1703,18 @@ export interface ListPoliciesResponse {
               | 'authority_revoked'
               | 'authority_expired'
               | 'delegation_invalid'
+              | 'mandate_revoked'
+              | 'mandate_expired'
+              | 'allowance_used'
               | 'merchant_unknown'
+              | 'merchant_not_allowed'
               | 'merchant_category_blocked'
               | 'merchant_category_not_allowed'
               | 'jurisdiction_not_allowed'
               | 'currency_mismatch'
               | 'amount_above_agent_threshold'
               | 'daily_limit_exceeded'
+              | 'budget_exceeded'
               | 'risk_state_blocked'
               | 'risk_state_elevated'
               | 'amount_above_approval_threshold'
@@ -1629,13 +1748,18 @@ export interface ListPoliciesResponse {
             | 'authority_revoked'
             | 'authority_expired'
             | 'delegation_invalid'
+            | 'mandate_revoked'
+            | 'mandate_expired'
+            | 'allowance_used'
             | 'merchant_unknown'
+            | 'merchant_not_allowed'
             | 'merchant_category_blocked'
             | 'merchant_category_not_allowed'
             | 'jurisdiction_not_allowed'
             | 'currency_mismatch'
             | 'amount_above_agent_threshold'
             | 'daily_limit_exceeded'
+            | 'budget_exceeded'
             | 'risk_state_blocked'
             | 'risk_state_elevated'
             | 'amount_above_approval_threshold'
@@ -1689,13 +1813,18 @@ export interface GetPolicyResponse {
             | 'authority_revoked'
             | 'authority_expired'
             | 'delegation_invalid'
+            | 'mandate_revoked'
+            | 'mandate_expired'
+            | 'allowance_used'
             | 'merchant_unknown'
+            | 'merchant_not_allowed'
             | 'merchant_category_blocked'
             | 'merchant_category_not_allowed'
             | 'jurisdiction_not_allowed'
             | 'currency_mismatch'
             | 'amount_above_agent_threshold'
             | 'daily_limit_exceeded'
+            | 'budget_exceeded'
             | 'risk_state_blocked'
             | 'risk_state_elevated'
             | 'amount_above_approval_threshold'
@@ -1729,13 +1858,18 @@ export interface GetPolicyResponse {
           | 'authority_revoked'
           | 'authority_expired'
           | 'delegation_invalid'
+          | 'mandate_revoked'
+          | 'mandate_expired'
+          | 'allowance_used'
           | 'merchant_unknown'
+          | 'merchant_not_allowed'
           | 'merchant_category_blocked'
           | 'merchant_category_not_allowed'
           | 'jurisdiction_not_allowed'
           | 'currency_mismatch'
           | 'amount_above_agent_threshold'
           | 'daily_limit_exceeded'
+          | 'budget_exceeded'
           | 'risk_state_blocked'
           | 'risk_state_elevated'
           | 'amount_above_approval_threshold'
@@ -1807,6 +1941,19 @@ export interface AuthorizeBody {
   context?: {
     [k: string]: unknown;
   };
+  /**
+   * the mandate this purchase is made under (CONTRACT section 21), exactly one of `mandate_id` and `presentation`: the purchase is then decided by that mandate's grant only; a grant made from a mandate is used only when the request names it
+   */
+  mandate?: {
+    /**
+     * a registered mandate or allowance: `ns:mandate:<id>`, `ns:allowance:<id>`
+     */
+    mandate_id?: string;
+    /**
+     * an AP2 presentation whose open part is a registered mandate, closed for exactly this purchase (`<open>~~<closed hop>`): its amount, payee and instrument must be the request's
+     */
+    presentation?: string;
+  };
 }
 
 /**
@@ -1833,13 +1980,18 @@ export interface AuthorizeResponse {
         | 'authority_revoked'
         | 'authority_expired'
         | 'delegation_invalid'
+        | 'mandate_revoked'
+        | 'mandate_expired'
+        | 'allowance_used'
         | 'merchant_unknown'
+        | 'merchant_not_allowed'
         | 'merchant_category_blocked'
         | 'merchant_category_not_allowed'
         | 'jurisdiction_not_allowed'
         | 'currency_mismatch'
         | 'amount_above_agent_threshold'
         | 'daily_limit_exceeded'
+        | 'budget_exceeded'
         | 'risk_state_blocked'
         | 'risk_state_elevated'
         | 'amount_above_approval_threshold'
@@ -3018,6 +3170,8 @@ export interface ListEventTypesQuery {
     | 'card_token'
     | 'merchant'
     | 'authority'
+    | 'mandate'
+    | 'allowance'
     | 'purchase_authority'
     | 'decision'
     | 'approval'
@@ -3566,13 +3720,18 @@ export interface SearchDecisionsResponse {
           | 'authority_revoked'
           | 'authority_expired'
           | 'delegation_invalid'
+          | 'mandate_revoked'
+          | 'mandate_expired'
+          | 'allowance_used'
           | 'merchant_unknown'
+          | 'merchant_not_allowed'
           | 'merchant_category_blocked'
           | 'merchant_category_not_allowed'
           | 'jurisdiction_not_allowed'
           | 'currency_mismatch'
           | 'amount_above_agent_threshold'
           | 'daily_limit_exceeded'
+          | 'budget_exceeded'
           | 'risk_state_blocked'
           | 'risk_state_elevated'
           | 'amount_above_approval_threshold'
@@ -3659,13 +3818,18 @@ export interface GetDecisionStatsResponse {
           | 'authority_revoked'
           | 'authority_expired'
           | 'delegation_invalid'
+          | 'mandate_revoked'
+          | 'mandate_expired'
+          | 'allowance_used'
           | 'merchant_unknown'
+          | 'merchant_not_allowed'
           | 'merchant_category_blocked'
           | 'merchant_category_not_allowed'
           | 'jurisdiction_not_allowed'
           | 'currency_mismatch'
           | 'amount_above_agent_threshold'
           | 'daily_limit_exceeded'
+          | 'budget_exceeded'
           | 'risk_state_blocked'
           | 'risk_state_elevated'
           | 'amount_above_approval_threshold'
@@ -5575,13 +5739,18 @@ export interface GetBacktestResponse {
             | 'authority_revoked'
             | 'authority_expired'
             | 'delegation_invalid'
+            | 'mandate_revoked'
+            | 'mandate_expired'
+            | 'allowance_used'
             | 'merchant_unknown'
+            | 'merchant_not_allowed'
             | 'merchant_category_blocked'
             | 'merchant_category_not_allowed'
             | 'jurisdiction_not_allowed'
             | 'currency_mismatch'
             | 'amount_above_agent_threshold'
             | 'daily_limit_exceeded'
+            | 'budget_exceeded'
             | 'risk_state_blocked'
             | 'risk_state_elevated'
             | 'amount_above_approval_threshold'
@@ -5623,13 +5792,18 @@ export interface GetBacktestResponse {
               | 'authority_revoked'
               | 'authority_expired'
               | 'delegation_invalid'
+              | 'mandate_revoked'
+              | 'mandate_expired'
+              | 'allowance_used'
               | 'merchant_unknown'
+              | 'merchant_not_allowed'
               | 'merchant_category_blocked'
               | 'merchant_category_not_allowed'
               | 'jurisdiction_not_allowed'
               | 'currency_mismatch'
               | 'amount_above_agent_threshold'
               | 'daily_limit_exceeded'
+              | 'budget_exceeded'
               | 'risk_state_blocked'
               | 'risk_state_elevated'
               | 'amount_above_approval_threshold'
@@ -5662,13 +5836,18 @@ export interface GetBacktestResponse {
               | 'authority_revoked'
               | 'authority_expired'
               | 'delegation_invalid'
+              | 'mandate_revoked'
+              | 'mandate_expired'
+              | 'allowance_used'
               | 'merchant_unknown'
+              | 'merchant_not_allowed'
               | 'merchant_category_blocked'
               | 'merchant_category_not_allowed'
               | 'jurisdiction_not_allowed'
               | 'currency_mismatch'
               | 'amount_above_agent_threshold'
               | 'daily_limit_exceeded'
+              | 'budget_exceeded'
               | 'risk_state_blocked'
               | 'risk_state_elevated'
               | 'amount_above_approval_threshold'
@@ -5686,6 +5865,816 @@ export interface GetBacktestResponse {
   error?: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * response (200) of GET /v1/mandate-issuers: List the trusted AP2 mandate issuers
+ */
+export interface ListMandateIssuersResponse {
+  items: {
+    issuer: string;
+    format: 'ap2';
+    /**
+     * a JWKS of public EC (P-256, P-384) or OKP (Ed25519) keys
+     */
+    jwks: {
+      /**
+       * @maxItems 32
+       */
+      keys: {
+        kty: string;
+        [k: string]: unknown;
+      }[];
+    };
+    jwks_uri: string | null;
+    /**
+     * the audit entry committing to the registration
+     */
+    audit_ref: string;
+    created_at: string;
+  }[];
+}
+
+/**
+ * request body of POST /v1/mandate-issuers: Register a trusted AP2 mandate issuer and its keys
+ */
+export interface CreateMandateIssuerBody {
+  /**
+   * the `iss` its mandates carry
+   */
+  issuer: string;
+  format: 'ap2';
+  /**
+   * the issuer’s JWKS, inline
+   */
+  jwks?: {
+    [k: string]: unknown;
+  };
+  /**
+   * https URL of the JWKS, fetched once now (SSRF-guarded)
+   */
+  jwks_uri?: string;
+}
+
+/**
+ * response (201) of POST /v1/mandate-issuers: Register a trusted AP2 mandate issuer and its keys
+ */
+export interface CreateMandateIssuerResponse {
+  issuer: string;
+  format: 'ap2';
+  /**
+   * a JWKS of public EC (P-256, P-384) or OKP (Ed25519) keys
+   */
+  jwks: {
+    /**
+     * @maxItems 32
+     */
+    keys: {
+      kty: string;
+      [k: string]: unknown;
+    }[];
+  };
+  jwks_uri: string | null;
+  /**
+   * the audit entry committing to the registration
+   */
+  audit_ref: string;
+  created_at: string;
+}
+
+/**
+ * request body of POST /v1/mandates: Bring an AP2 mandate: verified, mapped, and made a grant under the principal’s grant
+ */
+export interface CreateMandateBody {
+  format: 'ap2';
+  /**
+   * the AP2 presentation: an open or closed mandate SD-JWT, or a chain `open~~closed`
+   */
+  presentation: string;
+  /**
+   * the principal’s grant the mandate is delegated under
+   */
+  parent_grant_id: string;
+  /**
+   * the agent that will hold the mandate’s grant
+   */
+  actor_entity_id: string;
+  /**
+   * AP2 payee id -> merchant id (`ns:merchant:<id>` or `<id>`), each a registered merchant
+   */
+  payees?: {
+    [k: string]: string;
+  };
+}
+
+/**
+ * response (201) of POST /v1/mandates: Bring an AP2 mandate: verified, mapped, and made a grant under the principal’s grant
+ */
+export interface CreateMandateResponse {
+  /**
+   * `ns:mandate:<uuid>`
+   */
+  mandate_id: string;
+  format: 'ap2';
+  issuer: string | null;
+  /**
+   * AP2 payee id -> merchant id, as given
+   */
+  payees: {
+    [k: string]: string;
+  };
+  /**
+   * base64url SHA-256 of the stored document
+   */
+  digest: string;
+  principal_entity_id: string;
+  /**
+   * the agent holding the grant
+   */
+  actor_entity_id: string;
+  parent_grant_id: string;
+  /**
+   * the constraints as recorded with the mandate
+   */
+  constraints: unknown[];
+  checkout_session_id: string | null;
+  /**
+   * its grant allows one purchase
+   */
+  single_use: boolean;
+  expires_at: string | null;
+  /**
+   * the allowed decision that spent a single-use mandate
+   */
+  used_by: string | null;
+  /**
+   * derived: `revoked` when its grant is revoked, `expired` past `expires_at` or its grant’s `valid_until`, `used` when a single-use one was spent (`used_by`), else `active`
+   */
+  state: 'active' | 'revoked' | 'expired' | 'used';
+  created_at: string;
+  grant: {
+    grant_id: string;
+    parent_grant_id: string | null;
+    principal_entity_id: string;
+    actor_entity_id: string;
+    capability_id: string;
+    resource_id: string;
+    scope: {
+      max_amount_per_purchase?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      max_daily_amount?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      requires_approval_above?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      /**
+       * @maxItems 1000
+       */
+      allowed_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      blocked_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      allowed_jurisdictions?: string[];
+      /**
+       * ISO 8601 UTC timestamp
+       */
+      valid_until?: string;
+      /**
+       * @maxItems 7
+       */
+      allowed_actions?: (
+        | 'purchase.search'
+        | 'purchase.compare'
+        | 'purchase.prepare'
+        | 'purchase.request_approval'
+        | 'purchase.execute'
+        | 'purchase.refund_request'
+        | 'purchase.dispute_prepare'
+      )[];
+      may_delegate?: boolean;
+      max_delegation_depth?: number;
+      /**
+       * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+       */
+      budget?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+        /**
+         * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+         */
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      };
+      /**
+       * merchant ids (as `resource.merchant_id`)
+       *
+       * @maxItems 1000
+       */
+      allowed_merchants?: string[];
+    };
+    state: 'active' | 'revoked';
+    depth: number;
+    created_at: string;
+    updated_at: string;
+    revoked_at: string | null;
+    /**
+     * the grant as signed by the service (`ns.authority_grant.v1`), with `mandate: { mandate_id, format, digest }`
+     */
+    link: {
+      [k: string]: unknown;
+    };
+  };
+}
+
+/**
+ * path parameters of GET /v1/mandates/{id}: A mandate, its state and its grant
+ */
+export interface GetMandateParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/mandates/{id}: A mandate, its state and its grant
+ */
+export interface GetMandateResponse {
+  /**
+   * `ns:mandate:<uuid>`
+   */
+  mandate_id: string;
+  format: 'ap2';
+  issuer: string | null;
+  /**
+   * AP2 payee id -> merchant id, as given
+   */
+  payees: {
+    [k: string]: string;
+  };
+  /**
+   * base64url SHA-256 of the stored document
+   */
+  digest: string;
+  principal_entity_id: string;
+  /**
+   * the agent holding the grant
+   */
+  actor_entity_id: string;
+  parent_grant_id: string;
+  /**
+   * the constraints as recorded with the mandate
+   */
+  constraints: unknown[];
+  checkout_session_id: string | null;
+  /**
+   * its grant allows one purchase
+   */
+  single_use: boolean;
+  expires_at: string | null;
+  /**
+   * the allowed decision that spent a single-use mandate
+   */
+  used_by: string | null;
+  /**
+   * derived: `revoked` when its grant is revoked, `expired` past `expires_at` or its grant’s `valid_until`, `used` when a single-use one was spent (`used_by`), else `active`
+   */
+  state: 'active' | 'revoked' | 'expired' | 'used';
+  created_at: string;
+  grant: {
+    grant_id: string;
+    parent_grant_id: string | null;
+    principal_entity_id: string;
+    actor_entity_id: string;
+    capability_id: string;
+    resource_id: string;
+    scope: {
+      max_amount_per_purchase?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      max_daily_amount?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      requires_approval_above?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      /**
+       * @maxItems 1000
+       */
+      allowed_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      blocked_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      allowed_jurisdictions?: string[];
+      /**
+       * ISO 8601 UTC timestamp
+       */
+      valid_until?: string;
+      /**
+       * @maxItems 7
+       */
+      allowed_actions?: (
+        | 'purchase.search'
+        | 'purchase.compare'
+        | 'purchase.prepare'
+        | 'purchase.request_approval'
+        | 'purchase.execute'
+        | 'purchase.refund_request'
+        | 'purchase.dispute_prepare'
+      )[];
+      may_delegate?: boolean;
+      max_delegation_depth?: number;
+      /**
+       * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+       */
+      budget?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+        /**
+         * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+         */
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      };
+      /**
+       * merchant ids (as `resource.merchant_id`)
+       *
+       * @maxItems 1000
+       */
+      allowed_merchants?: string[];
+    };
+    state: 'active' | 'revoked';
+    depth: number;
+    created_at: string;
+    updated_at: string;
+    revoked_at: string | null;
+    /**
+     * the grant as signed by the service (`ns.authority_grant.v1`), with `mandate: { mandate_id, format, digest }`
+     */
+    link: {
+      [k: string]: unknown;
+    };
+  };
+}
+
+/**
+ * path parameters of POST /v1/mandates/{id}/revoke: Revoke a mandate: its grant and everything below it, in one transaction
+ */
+export interface RevokeMandateParams {
+  id: string;
+}
+
+/**
+ * response (200) of POST /v1/mandates/{id}/revoke: Revoke a mandate: its grant and everything below it, in one transaction
+ */
+export interface RevokeMandateResponse {
+  mandate_id: string;
+  state: 'revoked';
+  /**
+   * the revocation of its grant, as POST /v1/grants/{id}/revoke answers it
+   */
+  grant: {
+    grant_id: string;
+    state: 'revoked';
+    revoked_count: number;
+    already_revoked: boolean;
+    revoked_at: string;
+    reason_code: string | null;
+    audit_ref: string | null;
+    elapsed_ms: number;
+  };
+}
+
+/**
+ * request body of POST /v1/allowances: Bring an ACP allowance: a one-use grant under the principal’s grant
+ */
+export interface CreateAllowanceBody {
+  format: 'acp';
+  /**
+   * the ACP `delegate_payment` allowance: `reason` (one_time), `max_amount` (minor units), `currency` (lower case), `checkout_session_id`, `merchant_id` (a merchant registered here), `expires_at`
+   */
+  allowance: {
+    [k: string]: unknown;
+  };
+  /**
+   * @maxItems 32
+   */
+  risk_signals?: {
+    type: string;
+    score: number;
+    action: string;
+  }[];
+  metadata?: {
+    [k: string]: string;
+  };
+  /**
+   * the PSP’s vaulted token id (ACP `id`, e.g. `vt_...`), bound as the instrument
+   */
+  vaulted_token_id: string;
+  /**
+   * the principal’s grant the allowance is delegated under
+   */
+  parent_grant_id: string;
+  /**
+   * the agent that will hold the allowance’s grant
+   */
+  actor_entity_id: string;
+  /**
+   * refused: 400 `pan_refused` when it holds a card number, else 400 `invalid_request`
+   */
+  payment_method?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * response (201) of POST /v1/allowances: Bring an ACP allowance: a one-use grant under the principal’s grant
+ */
+export interface CreateAllowanceResponse {
+  /**
+   * `ns:allowance:<uuid>`
+   */
+  allowance_id: string;
+  format: 'acp';
+  /**
+   * the PSP’s vaulted token id
+   */
+  vaulted_token_id: string | null;
+  /**
+   * base64url SHA-256 of the stored document
+   */
+  digest: string;
+  principal_entity_id: string;
+  /**
+   * the agent holding the grant
+   */
+  actor_entity_id: string;
+  parent_grant_id: string;
+  /**
+   * the constraints as recorded with the mandate
+   */
+  constraints: unknown[];
+  checkout_session_id: string | null;
+  /**
+   * its grant allows one purchase
+   */
+  single_use: boolean;
+  expires_at: string | null;
+  /**
+   * the allowed decision that spent a single-use mandate
+   */
+  used_by: string | null;
+  /**
+   * derived: `revoked` when its grant is revoked, `expired` past `expires_at` or its grant’s `valid_until`, `used` when a single-use one was spent (`used_by`), else `active`
+   */
+  state: 'active' | 'revoked' | 'expired' | 'used';
+  created_at: string;
+  grant: {
+    grant_id: string;
+    parent_grant_id: string | null;
+    principal_entity_id: string;
+    actor_entity_id: string;
+    capability_id: string;
+    resource_id: string;
+    scope: {
+      max_amount_per_purchase?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      max_daily_amount?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      requires_approval_above?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      /**
+       * @maxItems 1000
+       */
+      allowed_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      blocked_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      allowed_jurisdictions?: string[];
+      /**
+       * ISO 8601 UTC timestamp
+       */
+      valid_until?: string;
+      /**
+       * @maxItems 7
+       */
+      allowed_actions?: (
+        | 'purchase.search'
+        | 'purchase.compare'
+        | 'purchase.prepare'
+        | 'purchase.request_approval'
+        | 'purchase.execute'
+        | 'purchase.refund_request'
+        | 'purchase.dispute_prepare'
+      )[];
+      may_delegate?: boolean;
+      max_delegation_depth?: number;
+      /**
+       * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+       */
+      budget?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+        /**
+         * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+         */
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      };
+      /**
+       * merchant ids (as `resource.merchant_id`)
+       *
+       * @maxItems 1000
+       */
+      allowed_merchants?: string[];
+    };
+    state: 'active' | 'revoked';
+    depth: number;
+    created_at: string;
+    updated_at: string;
+    revoked_at: string | null;
+    /**
+     * the grant as signed by the service (`ns.authority_grant.v1`), with `mandate: { mandate_id, format, digest }`
+     */
+    link: {
+      [k: string]: unknown;
+    };
+  };
+}
+
+/**
+ * path parameters of GET /v1/allowances/{id}: An allowance, its state and its one-use grant
+ */
+export interface GetAllowanceParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/allowances/{id}: An allowance, its state and its one-use grant
+ */
+export interface GetAllowanceResponse {
+  /**
+   * `ns:allowance:<uuid>`
+   */
+  allowance_id: string;
+  format: 'acp';
+  /**
+   * the PSP’s vaulted token id
+   */
+  vaulted_token_id: string | null;
+  /**
+   * base64url SHA-256 of the stored document
+   */
+  digest: string;
+  principal_entity_id: string;
+  /**
+   * the agent holding the grant
+   */
+  actor_entity_id: string;
+  parent_grant_id: string;
+  /**
+   * the constraints as recorded with the mandate
+   */
+  constraints: unknown[];
+  checkout_session_id: string | null;
+  /**
+   * its grant allows one purchase
+   */
+  single_use: boolean;
+  expires_at: string | null;
+  /**
+   * the allowed decision that spent a single-use mandate
+   */
+  used_by: string | null;
+  /**
+   * derived: `revoked` when its grant is revoked, `expired` past `expires_at` or its grant’s `valid_until`, `used` when a single-use one was spent (`used_by`), else `active`
+   */
+  state: 'active' | 'revoked' | 'expired' | 'used';
+  created_at: string;
+  grant: {
+    grant_id: string;
+    parent_grant_id: string | null;
+    principal_entity_id: string;
+    actor_entity_id: string;
+    capability_id: string;
+    resource_id: string;
+    scope: {
+      max_amount_per_purchase?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      max_daily_amount?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      requires_approval_above?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      };
+      /**
+       * @maxItems 1000
+       */
+      allowed_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      blocked_merchant_categories?: string[];
+      /**
+       * @maxItems 1000
+       */
+      allowed_jurisdictions?: string[];
+      /**
+       * ISO 8601 UTC timestamp
+       */
+      valid_until?: string;
+      /**
+       * @maxItems 7
+       */
+      allowed_actions?: (
+        | 'purchase.search'
+        | 'purchase.compare'
+        | 'purchase.prepare'
+        | 'purchase.request_approval'
+        | 'purchase.execute'
+        | 'purchase.refund_request'
+        | 'purchase.dispute_prepare'
+      )[];
+      may_delegate?: boolean;
+      max_delegation_depth?: number;
+      /**
+       * a cumulative budget over the period, in the currency of the other limits (CONTRACT 21)
+       */
+      budget?: {
+        /**
+         * major units, e.g. 30.00; no more decimals than the currency has
+         */
+        amount: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+        /**
+         * UTC calendar period; `week` is the ISO week (Monday 00:00 UTC); `total` never resets
+         */
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      };
+      /**
+       * merchant ids (as `resource.merchant_id`)
+       *
+       * @maxItems 1000
+       */
+      allowed_merchants?: string[];
+    };
+    state: 'active' | 'revoked';
+    depth: number;
+    created_at: string;
+    updated_at: string;
+    revoked_at: string | null;
+    /**
+     * the grant as signed by the service (`ns.authority_grant.v1`), with `mandate: { mandate_id, format, digest }`
+     */
+    link: {
+      [k: string]: unknown;
+    };
+  };
+}
+
+/**
+ * path parameters of POST /v1/allowances/{id}/revoke: Revoke an allowance: its grant, in one transaction
+ */
+export interface RevokeAllowanceParams {
+  id: string;
+}
+
+/**
+ * response (200) of POST /v1/allowances/{id}/revoke: Revoke an allowance: its grant, in one transaction
+ */
+export interface RevokeAllowanceResponse {
+  mandate_id: string;
+  state: 'revoked';
+  /**
+   * the revocation of its grant, as POST /v1/grants/{id}/revoke answers it
+   */
+  grant: {
+    grant_id: string;
+    state: 'revoked';
+    revoked_count: number;
+    already_revoked: boolean;
+    revoked_at: string;
+    reason_code: string | null;
+    audit_ref: string | null;
+    elapsed_ms: number;
+  };
 }
 
 /** Every operation of the service, by the SDK method that calls it. */
@@ -6735,6 +7724,78 @@ export interface Operations {
     query: never;
     body: never;
     response: GetBacktestResponse;
+  };
+  /** GET /v1/mandate-issuers: List the trusted AP2 mandate issuers */
+  listMandateIssuers: {
+    method: 'GET';
+    path: '/v1/mandate-issuers';
+    params: never;
+    query: never;
+    body: never;
+    response: ListMandateIssuersResponse;
+  };
+  /** POST /v1/mandate-issuers: Register a trusted AP2 mandate issuer and its keys */
+  createMandateIssuer: {
+    method: 'POST';
+    path: '/v1/mandate-issuers';
+    params: never;
+    query: never;
+    body: CreateMandateIssuerBody;
+    response: CreateMandateIssuerResponse;
+  };
+  /** POST /v1/mandates: Bring an AP2 mandate: verified, mapped, and made a grant under the principal’s grant */
+  createMandate: {
+    method: 'POST';
+    path: '/v1/mandates';
+    params: never;
+    query: never;
+    body: CreateMandateBody;
+    response: CreateMandateResponse;
+  };
+  /** GET /v1/mandates/{id}: A mandate, its state and its grant */
+  getMandate: {
+    method: 'GET';
+    path: '/v1/mandates/{id}';
+    params: GetMandateParams;
+    query: never;
+    body: never;
+    response: GetMandateResponse;
+  };
+  /** POST /v1/mandates/{id}/revoke: Revoke a mandate: its grant and everything below it, in one transaction */
+  revokeMandate: {
+    method: 'POST';
+    path: '/v1/mandates/{id}/revoke';
+    params: RevokeMandateParams;
+    query: never;
+    body: never;
+    response: RevokeMandateResponse;
+  };
+  /** POST /v1/allowances: Bring an ACP allowance: a one-use grant under the principal’s grant */
+  createAllowance: {
+    method: 'POST';
+    path: '/v1/allowances';
+    params: never;
+    query: never;
+    body: CreateAllowanceBody;
+    response: CreateAllowanceResponse;
+  };
+  /** GET /v1/allowances/{id}: An allowance, its state and its one-use grant */
+  getAllowance: {
+    method: 'GET';
+    path: '/v1/allowances/{id}';
+    params: GetAllowanceParams;
+    query: never;
+    body: never;
+    response: GetAllowanceResponse;
+  };
+  /** POST /v1/allowances/{id}/revoke: Revoke an allowance: its grant, in one transaction */
+  revokeAllowance: {
+    method: 'POST';
+    path: '/v1/allowances/{id}/revoke';
+    params: RevokeAllowanceParams;
+    query: never;
+    body: never;
+    response: RevokeAllowanceResponse;
   };
 }
 
