@@ -48,6 +48,13 @@ export interface AppConfig {
    * (`audience_mismatch`), so one handed to someone else cannot be replayed here.
    */
   mandateAudiences: string[];
+  /**
+   * A directory holding the AP2 JSON Schemas as AP2 publishes them (AAR_AP2_SCHEMA_DIR: `open_payment_mandate.json`,
+   * `payment_mandate.json`, `open_checkout_mandate.json`, `checkout_mandate.json`, `types/`): when set, every mandate
+   * content accepted is validated against them (`schema_invalid`); unset, the contents are type-checked member by
+   * member where they are read (core ap2-scope.ts) and nothing else.
+   */
+  ap2SchemaDir?: string | undefined;
   /** the built console and simulator (AAR_CONSOLE_DIR); default: packages/console/dist of the installed @aar/console */
   consoleDir?: string | undefined;
 }
@@ -79,6 +86,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     webhookAllowInsecure: overrides.webhookAllowInsecure ?? boolFrom(env, 'AAR_WEBHOOK_ALLOW_INSECURE', false),
     consoleDir: overrides.consoleDir ?? (env.AAR_CONSOLE_DIR ? resolve(env.AAR_CONSOLE_DIR) : undefined),
     mandateAudiences: [],
+    ap2SchemaDir: overrides.ap2SchemaDir ?? (env.AAR_AP2_SCHEMA_DIR ? resolve(env.AAR_AP2_SCHEMA_DIR) : undefined),
   };
   base.mandateAudiences = overrides.mandateAudiences ?? mandateAudiencesFrom(env.AAR_MANDATE_AUDIENCES, base.issuerUrl);
   base.publicUrls =

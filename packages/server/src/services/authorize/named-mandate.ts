@@ -30,6 +30,7 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { MandatesTable } from '../../store/index.ts';
 import { mandateInvalid as refused } from '../mandates/mandate-invalid.ts';
+import { refuseDisclosedCardNumber, validatedAgainstSchemas } from '../mandates/mandate-content-checks.ts';
 import type { AuthorizeRequest } from './normalize-request.ts';
 
 export type MandateRow = Selectable<MandatesTable>;
@@ -92,6 +93,7 @@ export async function resolveNamedMandate(
     issuers,
     nowSeconds: Math.floor(now.getTime() / 1000),
     audiences: mandateAudiences(ctx),
+    ...validatedAgainstSchemas(ctx),
   });
   const hops = result.ok ? result.value.hops : (result.partial?.hops ?? []);
   const closing = hops.length - 1;
@@ -99,6 +101,8 @@ export async function resolveNamedMandate(
   const errors = result.ok ? [] : result.errors.filter((e) => !(e.code === 'expired' && hopOf(e.path) < closing));
   const verified = result.ok ? result.value : result.partial;
   if (errors.length > 0 || !verified) throw mandateInvalid(errors);
+  // the presentation is recorded with the decision: a card number disclosed in it is refused, never stored
+  refuseDisclosedCardNumber(verified, '/mandate');
   if (verified.openPart !== openPart || !verified.closed.payment) {
     throw mandateInvalid([
       {

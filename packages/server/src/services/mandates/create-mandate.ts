@@ -40,6 +40,7 @@ import { writeDelegatedGrant } from '../grants/delegate-grant.ts';
 import { parseGrantScope, type StoredScope } from '../grants/grant-scope.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 import { trustedIssuers } from './register-issuer.ts';
+import { refuseDisclosedCardNumber, validatedAgainstSchemas } from './mandate-content-checks.ts';
 import { MANDATE_GRANT_RULES } from './mandate-grant-rules.ts';
 import { mintMandateId } from './mandate-ids.ts';
 import { mandateInvalid } from './mandate-invalid.ts';
@@ -71,9 +72,12 @@ export async function createMandate(
     issuers: await trustedIssuers(ctx.store.db),
     nowSeconds: Math.floor(now.getTime() / 1000),
     audiences: ctx.config.mandateAudiences,
+    ...validatedAgainstSchemas(ctx),
   });
   if (!verified.ok) throw mandateInvalid(verified.errors);
   const v = verified.value;
+  // `aar` takes mandates, never cards: a card number disclosed anywhere in the chain is refused before it is stored
+  refuseDisclosedCardNumber(v, '');
 
   const parent = await ctx.store.db
     .selectFrom('grants')
