@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/app-context.ts';
 import { buildApp } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
+import { sharedVectorPath } from '../../../../vectors/lib/shared-vectors.ts';
 import { loadConfig, type AppConfig } from '../../src/config.ts';
 import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
 import { openRuntime } from '../../src/runtime.ts';
@@ -23,6 +24,9 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
+/** AP2's JSON Schemas in ../shared (never copied here); absent, test services type-check mandate contents only. */
+const AP2_SCHEMA_DIR = sharedVectorPath('ap2', 'schemas', 'ap2');
+
 export interface TestRuntimeOptions {
   dialect?: Dialect;
   clock?: Clock;
@@ -37,7 +41,12 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
   const pgSchema = options.dialect === 'postgres' ? await freshPgSchema() : undefined;
   const config = loadConfig(
     { AAR_DATA_DIR: dataDir, AAR_BOOTSTRAP_TOKEN: ADMIN_TOKEN, AAR_ISSUER_URL: 'http://127.0.0.1:8080' },
-    { ...(pgSchema ? { databaseUrl: pgSchema.url } : {}), ...options.config },
+    {
+      ...(pgSchema ? { databaseUrl: pgSchema.url } : {}),
+      // every AP2 mandate content a test service accepts is valid against AP2's own schemas, where they are present
+      ...(AP2_SCHEMA_DIR ? { ap2SchemaDir: AP2_SCHEMA_DIR } : {}),
+      ...options.config,
+    },
   );
   let ctx: AppContext;
   let app: FastifyInstance;
