@@ -6,7 +6,7 @@
  * - same key, same request, answered: the stored response, byte for byte, with `Idempotent-Replayed: true`;
  *   except that an answer carrying a secret shown once is stored without it (one-time-secrets.ts): the replay says
  *   `secret_omitted: true` instead, and the table never holds a secret;
- * - same key, first request still running: 409 `idempotency_in_flight`;
+ * - same key, first request still running: 409 `idempotency_in_flight` with `Retry-After: 1` (ACP asks for it);
  * - same key, another request: 422 `idempotency_key_reused`.
  * - no key from a credential bound to a connector whose manifest requires one: 400 `idempotency_key_required`.
  * INVARIANT: the response is stored before it is sent, so a client that saw an answer always gets it replayed.
@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { canonicalJson, fieldError } from '@aar/core';
+import { AarError, canonicalJson, fieldError } from '@aar/core';
 import type { AppContext } from '../app-context.ts';
 import {
   claimIdempotencyKey,
@@ -32,6 +32,8 @@ import { findConnector } from '../services/connectors/connector-catalogue.ts';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IN_FLIGHT_LEASE_SECONDS = 300;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** what an in-flight conflict tells the client to wait before retrying (Retry-After, RFC 9110) */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 const KEY_PATH = '/headers/idempotency-key';
 /**
  * Headers replayed with the body: what a client needs to read it, where a created resource lives, and whether the
@@ -93,7 +95,10 @@ export function registerIdempotency(app: FastifyInstance, ctx: AppContext): void
         reply.header('idempotent-replayed', 'true');
         return reply.send(result.response.body);
       case 'in_flight':
-        throw fieldError('idempotency_in_flight', KEY_PATH, 'the first request with this key is still running');
+        throw new AarError('idempotency_in_flight', `${KEY_PATH}: the first request with this key is still running`, {
+          errors: [{ path: KEY_PATH, message: 'the first request with this key is still running' }],
+          extra: { retry_after: IN_FLIGHT_RETRY_AFTER_SECONDS },
+        });
       case 'mismatch':
         throw fieldError('idempotency_key_reused', KEY_PATH, 'was already used with another request');
     }

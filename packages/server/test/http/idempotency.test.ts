@@ -66,7 +66,8 @@ describe('Idempotency-Key', () => {
     await gate.reached;
     const during = await post('/test/slow', 'key-slow', { x: 1 });
     expect(during.statusCode).toBe(409);
-    expect(during.json()).toMatchObject({ code: 'idempotency_in_flight' });
+    expect(during.json()).toMatchObject({ code: 'idempotency_in_flight', retry_after: 1 });
+    expect(during.headers['retry-after']).toBe('1');
     gate.open();
     const done = await first;
     expect(done.statusCode).toBe(200);
