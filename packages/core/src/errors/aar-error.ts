@@ -28,6 +28,9 @@ export type ErrorCode =
   | 'scope_not_subset' // a child grant is wider than its parent
   | 'mandate_invalid' // an AP2 mandate or ACP allowance refused; `errors[]` each `{ path, code, detail }` (CONTRACT 21)
   | 'idempotency_conflict' // ACP delegate_payment: the same Idempotency-Key with a different body (ACP's own code)
+  | 'capability_not_enabled' // an opt-in capability (search, memory, reports) the deployment has not enabled (AAR_OPT_IN)
+  | 'scope_missing' // the credential lacks the token scope an opt-in route needs (`memory.write`, ...)
+  | 'artefact_not_executable' // a payload artefact executed without a matching allowed decision, or not `verified`
   | 'webhook_target_refused' // a webhook URL is not https or reaches a private, loopback or reserved address
   | 'rate_limited'
   | 'audit_unavailable' // fail closed: the audit chain cannot be written

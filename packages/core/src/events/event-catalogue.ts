@@ -18,6 +18,9 @@ import { PURCHASE_AUTHORITY_EVENTS } from './families/purchase-authority.ts';
 import { RISK_EVENTS } from './families/risk.ts';
 import { LISTING_EVENTS } from './families/listing.ts';
 import { WEBHOOK_EVENTS } from './families/webhook.ts';
+import { PAYLOAD_ARTEFACT_EVENTS } from './families/payload-artefact.ts';
+import { MEMORY_EVENTS } from './families/memory.ts';
+import { REPORT_EVENTS } from './families/report.ts';
 import { RULE_REASON_PATTERN } from './event-type-definition.ts';
 import {
   BACKTEST_EVENTS,
@@ -63,6 +66,17 @@ export const EVENT_FAMILIES: readonly EventFamily[] = [
   { family: 'dictionary', description: 'controlled vocabularies rules and the service read', types: DICTIONARY_EVENTS },
   { family: 'sector_pack', description: 'sector packs applied to a principal', types: SECTOR_PACK_EVENTS },
   { family: 'backtest', description: 'rule packs run against stored decisions', types: BACKTEST_EVENTS },
+  {
+    family: 'payload_artefact',
+    description: 'payload artefacts: received, verified or rejected, executed',
+    types: PAYLOAD_ARTEFACT_EVENTS,
+  },
+  {
+    family: 'memory',
+    description: 'governed agent memory records: written, erased, purged at retention',
+    types: MEMORY_EVENTS,
+  },
+  { family: 'report', description: 'compliance reports: scheduled and generated', types: REPORT_EVENTS },
 ];
 
 export const EVENT_CATALOGUE: readonly EventTypeDefinition[] = EVENT_FAMILIES.flatMap((f) => f.types);

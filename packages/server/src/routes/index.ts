@@ -40,6 +40,12 @@ import { runtimeRoutes } from './runtime.ts';
 import { tokenRoutes } from './tokens.ts';
 import { registerRunMarker } from '../services/conformance/run-marker.ts';
 import { webhookEndpointRoutes } from './webhook-endpoints.ts';
+import { graphRoutes } from './graph.ts';
+import { payloadArtefactRoutes } from './payload-artefacts.ts';
+import { memoryRoutes } from './memory.ts';
+import { searchRoutes } from './search.ts';
+import { dataFlowRoutes } from './data-flow.ts';
+import { reportRoutes } from './reports.ts';
 
 /** One file per resource; each registers its own routes with their schemas (which feed the OpenAPI document). */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -83,6 +89,13 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await mandateIssuerRoutes(app, ctx);
   await mandateRoutes(app, ctx);
   await allowanceRoutes(app, ctx);
+  // the v1.1 preview set (CONTRACT section 22): each operation `x-preview: true`
+  await graphRoutes(app, ctx);
+  await payloadArtefactRoutes(app, ctx);
+  await memoryRoutes(app, ctx);
+  await searchRoutes(app, ctx);
+  await dataFlowRoutes(app, ctx);
+  await reportRoutes(app, ctx);
   // the MCP door (docs/mcp.md): Streamable HTTP at /mcp, the same routes underneath with the caller's credential
   await mcpRoutes(app, ctx);
 }

@@ -5,6 +5,11 @@
  * - `seq` is an auto-increment integer giving insertion order, used for cursor pagination.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { PayloadArtefactTables } from './schema-payload-artefacts.ts';
+import type { MemoryTables } from './schema-memory.ts';
+import type { SearchTables } from './schema-search.ts';
+import type { ReportTables } from './schema-reports.ts';
+import type { AgentMetadataTables } from './schema-agent-metadata.ts';
 
 type Seq = Generated<number>;
 type Json = string;
@@ -601,7 +606,7 @@ export interface MandateNoncesTable {
   created_at: Timestamp;
 }
 
-export interface Database {
+export interface Database extends PayloadArtefactTables, MemoryTables, SearchTables, ReportTables, AgentMetadataTables {
   mandate_issuers: MandateIssuersTable;
   mandates: MandatesTable;
   mandate_nonces: MandateNoncesTable;

@@ -23,6 +23,12 @@ import * as pepRole from './0020-pep-role.ts';
 import * as accessDecisions from './0021-access-decisions.ts';
 import * as policySetTexts from './0022-policy-set-texts.ts';
 import * as mandates from './0023-mandates.ts';
+import * as tokenScopes from './0024-token-scopes.ts';
+import * as payloadArtefacts from './0025-payload-artefacts.ts';
+import * as memoryRecords from './0026-memory-records.ts';
+import * as searchResults from './0027-search-results.ts';
+import * as reports from './0028-reports.ts';
+import * as agentMetadata from './0029-agent-metadata.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -56,6 +62,12 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0021-access-decisions', accessDecisions],
   ['0022-policy-set-texts', policySetTexts],
   ['0023-mandates', mandates],
+  ['0024-token-scopes', tokenScopes],
+  ['0025-payload-artefacts', payloadArtefacts],
+  ['0026-memory-records', memoryRecords],
+  ['0027-search-results', searchResults],
+  ['0028-reports', reports],
+  ['0029-agent-metadata', agentMetadata],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
