@@ -21,3 +21,4 @@ export * from './connectors/index.ts';
 export * from './marketplace/index.ts';
 export * from './rules/index.ts';
 export * from './mandates/index.ts';
+export * from './graph/index.ts';
