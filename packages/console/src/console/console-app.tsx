@@ -13,8 +13,10 @@ import { DictionariesPage } from './pages/dictionaries-page.tsx';
 import { EntitiesPage } from './pages/entities-page.tsx';
 import { EvidencePage } from './pages/evidence-page.tsx';
 import { GrantsPage } from './pages/grants-page.tsx';
+import { GraphPage } from './pages/graph-page.tsx';
 import { ListingsPage } from './pages/listings-page.tsx';
 import { OverviewPage } from './pages/overview-page.tsx';
+import { ReportsPage } from './pages/reports-page.tsx';
 import { RulePacksPage } from './pages/rule-packs-page.tsx';
 import { SectorPacksPage } from './pages/sector-packs-page.tsx';
 import { WebhooksPage } from './pages/webhooks-page.tsx';
@@ -32,6 +34,7 @@ const SECTIONS: Section[] = [
   { path: 'overview', title: 'Overview', roles: ['auditor', 'principal'], render: () => <OverviewPage /> },
   { path: 'entities', title: 'Entities and cards', roles: ['auditor', 'principal'], render: () => <EntitiesPage /> },
   { path: 'grants', title: 'Grants', roles: ['auditor', 'principal'], render: () => <GrantsPage /> },
+  { path: 'graph', title: 'Authority graph', roles: ['auditor', 'principal'], render: () => <GraphPage /> },
   { path: 'approvals', title: 'Approvals', roles: ['auditor', 'principal'], render: () => <ApprovalsPage /> },
   {
     path: 'decisions',
@@ -58,6 +61,12 @@ const SECTIONS: Section[] = [
     render: (route) => <DictionariesPage name={route[1]} />,
   },
   { path: 'sector-packs', title: 'Sector packs', roles: ['auditor', 'principal'], render: () => <SectorPacksPage /> },
+  {
+    path: 'reports',
+    title: 'Reports',
+    roles: ['auditor', 'principal'],
+    render: (route) => <ReportsPage id={route[1]} />,
+  },
   { path: 'audit', title: 'Audit chain', roles: ['auditor'], render: () => <AuditPage /> },
   { path: 'webhooks', title: 'Webhooks', roles: [], render: () => <WebhooksPage /> },
   { path: 'connectors', title: 'Connectors', roles: ['auditor', 'principal'], render: () => <ConnectorsPage /> },

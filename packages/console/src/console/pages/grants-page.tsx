@@ -4,11 +4,14 @@
  * narrowed. Listed a page at a time in creation order, filtered by state, principal and agent (GET /v1/grants): the
  * trees are drawn from the grants of the page, so a delegation whose parent is on another page (or filtered out)
  * stands at the top, marked "delegated". Revoking a grant revokes its whole active subtree in one transaction; the
- * console counts that subtree on the server before asking for confirmation, and says how many the server revoked.
+ * console counts that subtree on the server before asking for confirmation, shows the graph's blast radius (the
+ * grants, mandates, agents and card tokens the revoke would cut, GET /v1/graph/grants/{id}/blast-radius) in that
+ * confirmation, and says how many the server revoked. Nothing is sent to revoke before the confirming click.
  */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, readAll, type ApiClient } from '../api-client.ts';
+import { BlastRadiusView, readBlastRadius, type BlastRadius } from '../parts/blast-radius.tsx';
 import { entityOrAgent, entityOrPerson } from '../parts/entity-input.ts';
 import { formatAmount, formatTime, shortId } from '../parts/format.ts';
 import { ErrorMessage, LoadState } from '../parts/load-state.tsx';
@@ -232,14 +235,23 @@ function GrantNode({ node, onChanged }: { node: TreeNode; onChanged: () => void 
   const [outcome, setOutcome] = useState<{ result?: RevokeResult; error?: Error }>({});
   const [busy, setBusy] = useState(false);
   const [count, setCount] = useState<number | undefined>();
+  const [radius, setRadius] = useState<{ radius?: BlastRadius; error?: Error }>({});
   const agent = shortId(grant.actor_entity_id);
 
   const askToConfirm = async () => {
     setConfirming(true);
     setCount(undefined);
+    setRadius({});
     setOutcome({});
+    // read-only: what the revoke would cut, drawn beside the count; its failure is shown, the count still stands
+    const blast = session.api.get(`/v1/graph/grants/${encodeURIComponent(grant.grant_id)}/blast-radius`).then(
+      (answer) => ({ radius: readBlastRadius(answer) }),
+      (error: unknown) => ({ error: error instanceof Error ? error : new ApiError(0, 'error', String(error)) }),
+    );
     try {
-      setCount(await cascadeCount(session.api, grant));
+      const [counted, read] = await Promise.all([cascadeCount(session.api, grant), blast]);
+      setRadius(read);
+      setCount(counted);
     } catch (error) {
       setConfirming(false);
       setOutcome({ error: error instanceof Error ? error : new ApiError(0, 'error', String(error)) });
@@ -323,6 +335,12 @@ function GrantNode({ node, onChanged }: { node: TreeNode; onChanged: () => void 
                   {count > 1 ? ` and ${count - 1} active delegation${count === 2 ? '' : 's'} below it` : ''}. Agents
                   using them are denied from the next request on.
                 </p>
+                {radius.radius && <BlastRadiusView radius={radius.radius} />}
+                {radius.error && (
+                  <p class="muted" data-testid="blast-radius-error">
+                    What else it would cut could not be read: {radius.error.message}
+                  </p>
+                )}
                 <div class="actions">
                   <button type="button" class="danger" disabled={busy} onClick={revoke}>
                     Revoke {count} grant{count === 1 ? '' : 's'}
