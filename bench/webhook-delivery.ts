@@ -32,6 +32,7 @@ const BENCH_ADMIN: Credential = {
   token_id: 'ns:token:00000000-0000-4000-8000-0000000000be',
   role: 'admin',
   principal_entity_id: null,
+  scopes: [],
 };
 export const LATENCY_SAMPLES = 200;
 export const WARM_UP_EVENTS = 300;

@@ -57,7 +57,17 @@ export interface AppConfig {
   ap2SchemaDir?: string | undefined;
   /** the built console and simulator (AAR_CONSOLE_DIR); default: packages/console/dist of the installed @aar/console */
   consoleDir?: string | undefined;
+  /**
+   * The opt-in capabilities this deployment enables (CONTRACT section 22, AAR_OPT_IN=search,memory,reports; default
+   * none). A route of a capability not in this set answers 403 `capability_not_enabled` to every credential, and no
+   * token can be given a scope of it.
+   */
+  optIn: ReadonlySet<OptInCapability>;
 }
+
+/** The opt-in capabilities (CONTRACT section 22); a token scope is `<capability>.<access>` (token-scopes.ts). */
+export const OPT_IN_CAPABILITIES = ['search', 'memory', 'reports'] as const;
+export type OptInCapability = (typeof OPT_IN_CAPABILITIES)[number];
 
 export type Env = Record<string, string | undefined>;
 
@@ -87,6 +97,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<AppConfig>
     consoleDir: overrides.consoleDir ?? (env.AAR_CONSOLE_DIR ? resolve(env.AAR_CONSOLE_DIR) : undefined),
     mandateAudiences: [],
     ap2SchemaDir: overrides.ap2SchemaDir ?? (env.AAR_AP2_SCHEMA_DIR ? resolve(env.AAR_AP2_SCHEMA_DIR) : undefined),
+    optIn: overrides.optIn ?? optInFrom(env.AAR_OPT_IN),
   };
   base.mandateAudiences = overrides.mandateAudiences ?? mandateAudiencesFrom(env.AAR_MANDATE_AUDIENCES, base.issuerUrl);
   base.publicUrls =
@@ -152,6 +163,23 @@ function publicUrlsFrom(raw: string | undefined, issuerUrl: string): string[] {
 /** AAR_PEP_URLS: none when unset (a forwarded agent request then verifies against nothing) */
 function pepUrlsFrom(raw: string | undefined): string[] {
   return raw === undefined || isUnset(raw) ? [] : baseUrlsFrom(raw, 'AAR_PEP_URLS');
+}
+
+/**
+ * AAR_OPT_IN: a comma list of capability names, none when unset or empty. An unknown name stops the start (a typo
+ * must not leave a capability the operator meant to enable off, nor a misspelt one silently ignored).
+ */
+export function optInFrom(raw: string | undefined): ReadonlySet<OptInCapability> {
+  if (raw === undefined || isUnset(raw)) return new Set();
+  const out = new Set<OptInCapability>();
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    if (entry === '') continue;
+    if (!(OPT_IN_CAPABILITIES as readonly string[]).includes(entry)) {
+      throw new ConfigError(`AAR_OPT_IN names \`${entry}\`; the capabilities are ${OPT_IN_CAPABILITIES.join(', ')}`);
+    }
+    out.add(entry as OptInCapability);
+  }
+  return out;
 }
 
 const MAX_MANDATE_AUDIENCES = 8;

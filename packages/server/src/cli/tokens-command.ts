@@ -3,6 +3,7 @@ import { decodeCursor } from '../routes/pagination.ts';
 import { openRuntime } from '../runtime.ts';
 import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
 import type { Role } from '../store/index.ts';
+import { SCOPES } from '../http/token-scopes.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
 
 const ROLES: readonly Role[] = ['admin', 'runtime', 'principal', 'auditor', 'pep'];
@@ -12,6 +13,7 @@ type CreateFlags = ConfigFlags & {
   principal?: string;
   label?: string;
   connector?: string;
+  scopes?: string;
   json?: boolean;
 };
 
@@ -23,6 +25,10 @@ export function registerTokenCommands(program: Command): void {
     .option('--principal <id>', 'the principal a principal-role token acts for')
     .option('--label <label>', 'a note to recognise the token by')
     .option('--connector <id>', 'bind it to a catalogue connector (`ns:connector:<family>:<name>`)')
+    .option(
+      '--scopes <list>',
+      `token scopes of opt-in capabilities, comma-separated (${SCOPES.join(', ')}); the capability must be in AAR_OPT_IN`,
+    )
     .option('--json', 'print the whole record as JSON')
     .action(async (flags: CreateFlags) => {
       if (!(ROLES as readonly string[]).includes(flags.role))
@@ -34,6 +40,7 @@ export function registerTokenCommands(program: Command): void {
           principal_entity_id: flags.principal,
           label: flags.label,
           connector_id: flags.connector,
+          scopes: scopesFlag(flags.scopes),
         });
         process.stdout.write(flags.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.token}\n`);
         if (!flags.json)
@@ -52,7 +59,7 @@ export function registerTokenCommands(program: Command): void {
           const page = await listTokens(ctx, { limit: 500, afterSeq: decodeCursor(cursor ?? undefined) });
           for (const t of page.items) {
             process.stdout.write(
-              `${t.token_id}\t${t.role}\t${t.principal_entity_id ?? '-'}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.label ?? ''}\n`,
+              `${t.token_id}\t${t.role}\t${t.principal_entity_id ?? '-'}\t${t.scopes.length > 0 ? t.scopes.join(',') : '-'}\t${t.revoked_at ? `revoked ${t.revoked_at}` : 'active'}\t${t.label ?? ''}\n`,
             );
           }
           cursor = page.next_cursor;
@@ -74,4 +81,13 @@ export function registerTokenCommands(program: Command): void {
       }
     },
   );
+}
+
+/** `--scopes a,b`: the names as given (blank entries dropped); createToken checks each against the closed list. */
+function scopesFlag(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }

@@ -16,6 +16,7 @@ import type { Credential } from './fastify-types.ts';
 import { presentedTokenHash, readBearerToken } from './bearer-token.ts';
 import type { FailedAuthLimiter } from './rate-limit.ts';
 import { noteGrantVersion } from './request-grant-version.ts';
+import { assertScope, parseStoredScopes } from './token-scopes.ts';
 import { TokenUsage } from './token-usage.ts';
 
 export { ensureBootstrapToken, hashToken } from './api-tokens.ts';
@@ -58,6 +59,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
     const noting = usage.note(credential.token_id);
     if (noting) await noting;
     assertRole(credential, request.routeOptions.config?.roles);
+    assertScope(credential, request.routeOptions.config?.scope, ctx.config);
   });
 }
 
@@ -65,7 +67,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AppContext, fa
 const CREDENTIAL_BY_HASH = prepareQuery(['token_hash'], (db, args: { token_hash: string }) =>
   db
     .selectFrom('api_tokens')
-    .select(['token_id', 'role', 'principal_entity_id', 'connector_id'])
+    .select(['token_id', 'role', 'principal_entity_id', 'connector_id', 'scopes'])
     .where('token_hash', '=', args.token_hash)
     .where('revoked_at', 'is', null),
 );
@@ -74,7 +76,7 @@ const CREDENTIAL_BY_HASH = prepareQuery(['token_hash'], (db, args: { token_hash:
 const CREDENTIAL_AND_GRANT_VERSION = prepareQuery(['token_hash'], (db, args: { token_hash: string }) =>
   db
     .selectFrom('api_tokens')
-    .select(['token_id', 'role', 'principal_entity_id', 'connector_id'])
+    .select(['token_id', 'role', 'principal_entity_id', 'connector_id', 'scopes'])
     .select((eb) => eb.selectFrom('grant_version').select('version').where('id', '=', 1).as('grant_version'))
     .where('token_hash', '=', args.token_hash)
     .where('revoked_at', 'is', null),
@@ -97,12 +99,17 @@ async function lookUpCredentialAndGrantVersion(
   return credentialOfRow(row);
 }
 
-function credentialOfRow(row: Credential): Credential {
+interface CredentialRow extends Omit<Credential, 'scopes'> {
+  scopes: string;
+}
+
+function credentialOfRow(row: CredentialRow): Credential {
   return {
     token_id: row.token_id,
     role: row.role,
     principal_entity_id: row.principal_entity_id,
     connector_id: row.connector_id,
+    scopes: parseStoredScopes(row.scopes),
   };
 }
 
@@ -121,7 +128,10 @@ function hasQueryToken(query: unknown): boolean {
  * For routes about one principal's resources: admin may act for anyone, a `principal` credential only for the
  * principal it is bound to; every other role is refused (403).
  */
-export function requirePrincipalAccess(credential: Credential | null, principalEntityId: string): void {
+export function requirePrincipalAccess(
+  credential: Pick<Credential, 'role' | 'principal_entity_id'> | null,
+  principalEntityId: string,
+): void {
   if (credential === null) throw new AarError('unauthenticated', 'this route needs a credential');
   if (credential.role === 'admin') return;
   if (credential.role === 'principal' && credential.principal_entity_id === principalEntityId) return;

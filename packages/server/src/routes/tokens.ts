@@ -4,6 +4,7 @@ import { CONNECTOR_ID_PATTERN } from '@aar/core';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { SECRET_OMITTED_DESCRIPTION } from '../http/one-time-secrets.ts';
+import { SCOPES } from '../http/token-scopes.ts';
 import { createToken, listTokens, revokeToken } from '../services/tokens/manage-tokens.ts';
 import { pageRequest, PageQuery, pageSchema } from './pagination.ts';
 import { IdParams, SINGLE_LINE_TEXT, Timestamp } from './schemas.ts';
@@ -16,12 +17,25 @@ const Role = Type.Union([
   Type.Literal('pep'),
 ]);
 
+// the literals of SCOPES (token-scopes.ts), spelt out so that the answer's type keeps them
+const Scope = Type.Union(
+  [
+    Type.Literal('memory.read'),
+    Type.Literal('memory.write'),
+    Type.Literal('reports.read'),
+    Type.Literal('reports.write'),
+    Type.Literal('search.read'),
+  ],
+  { description: 'a token scope of an opt-in capability (CONTRACT section 22): `<capability>.<access>`' },
+);
+
 const TokenInfo = Type.Object({
   token_id: Type.String(),
   role: Role,
   principal_entity_id: Type.Union([Type.String(), Type.Null()]),
   label: Type.Union([Type.String(), Type.Null()]),
   connector_id: Type.Union([Type.String(), Type.Null()], { description: 'the connector it is bound to, if any' }),
+  scopes: Type.Array(Scope, { description: 'the token scopes it was given, sorted (none for most tokens)' }),
   created_at: Timestamp,
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 });
@@ -50,6 +64,15 @@ const CreateTokenBody = Type.Object(
         description: 'binds it to a catalogue connector (GET /v1/connectors): the manifest’s rules apply to it',
       }),
     ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        maxItems: 16,
+        description:
+          `token scopes of opt-in capabilities, granted explicitly to any role (admin included): ${SCOPES.join(', ')}. ` +
+          'A scope of a capability this deployment has not enabled (AAR_OPT_IN) is 403 `capability_not_enabled`; ' +
+          'an unknown one is 400 naming `/scopes/<i>`.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -61,7 +84,7 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
   r.post('/v1/tokens', {
     config: {
       roles: ['admin'],
-      errors: ['invalid_id', 'reference_not_found', 'reference_invalid'],
+      errors: ['invalid_id', 'reference_not_found', 'reference_invalid', 'capability_not_enabled'],
       oneTimeSecrets: ['token'],
     },
     schema: {
@@ -76,6 +99,8 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
         'evaluates for that principal only; the other roles refuse it. With `connector_id` the credential is bound to ' +
         'a connector of the catalogue (422 for an unknown or deprecated one): when its manifest says ' +
         '`requires_idempotency`, each POST it makes without `Idempotency-Key` is 400 `idempotency_key_required`. ' +
+        '`scopes` grants opt-in capabilities (`memory.read`, ...; CONTRACT section 22) explicitly, to any role: a ' +
+        'scope of a capability the deployment has not enabled is 403 `capability_not_enabled`. ' +
         'Sent with `Cache-Control: no-store`. Replayed for its `Idempotency-Key`, the answer is the same token ' +
         'without `token` and with `secret_omitted: true` (the secret is stored nowhere): revoke it and create ' +
         'another if the first answer was lost.',
@@ -93,7 +118,7 @@ export async function tokenRoutes(app: FastifyInstance, ctx: AppContext): Promis
       operationId: 'listTokens',
       description:
         'Tokens in creation order, a page at a time (`limit`, `cursor`), revoked ones included with `revoked_at`. ' +
-        'Only ids, roles, principals and labels: a secret cannot be read back.',
+        'Only ids, roles, principals, scopes and labels: a secret cannot be read back.',
       querystring: PageQuery,
       response: { 200: pageSchema(TokenInfo) },
     },

@@ -107,6 +107,11 @@ export interface ApiTokensTable {
   label: string | null;
   /** since migration 0014: the connector this credential is bound to (its manifest's rules apply) */
   connector_id: ColumnType<string | null, string | null | undefined, never>;
+  /**
+   * since migration 0024: the token scopes (CONTRACT section 22), a JSON array of scope names, sorted and unique;
+   * `[]` for every token made before it. Fixed at creation.
+   */
+  scopes: ColumnType<string, string | undefined, never>;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
 }

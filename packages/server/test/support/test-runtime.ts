@@ -6,7 +6,7 @@ import type { AppContext } from '../../src/app-context.ts';
 import { buildApp } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import { sharedVectorPath } from '../../../../vectors/lib/shared-vectors.ts';
-import { loadConfig, type AppConfig } from '../../src/config.ts';
+import { loadConfig, type AppConfig, type OptInCapability } from '../../src/config.ts';
 import { ensureBootstrapToken } from '../../src/http/authenticate.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import type { Dialect } from '../../src/store/index.ts';
@@ -33,6 +33,8 @@ export interface TestRuntimeOptions {
   config?: Partial<AppConfig>;
   /** reuse a data dir (restart tests); a fresh temp dir otherwise */
   dataDir?: string;
+  /** the opt-in capabilities to enable (AAR_OPT_IN; CONTRACT section 22); none by default, as in a deployment */
+  optIn?: readonly OptInCapability[];
 }
 
 /** A whole service (store, keys, app) on a temp data dir, SQLite or a fresh PostgreSQL schema, with an admin token. */
@@ -46,6 +48,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
       // every AP2 mandate content a test service accepts is valid against AP2's own schemas, where they are present
       ...(AP2_SCHEMA_DIR ? { ap2SchemaDir: AP2_SCHEMA_DIR } : {}),
       ...options.config,
+      ...(options.optIn ? { optIn: new Set(options.optIn) } : {}),
     },
   );
   let ctx: AppContext;

@@ -9,6 +9,7 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { hashToken, TOKEN_PREFIX } from '../../http/api-tokens.ts';
 import type { Credential } from '../../http/fastify-types.ts';
+import { checkRequestedScopes, parseStoredScopes, storedScopes, type TokenScope } from '../../http/token-scopes.ts';
 import { toPage, type Page, type PageRequest } from '../../routes/pagination.ts';
 import type { ApiTokensTable, Role } from '../../store/index.ts';
 import { actorOf } from '../actor-of.ts';
@@ -21,6 +22,8 @@ export interface TokenInfo {
   principal_entity_id: string | null;
   label: string | null;
   connector_id: string | null;
+  /** the token scopes it was given (CONTRACT section 22), sorted */
+  scopes: TokenScope[];
   created_at: string;
   revoked_at: string | null;
 }
@@ -31,6 +34,11 @@ export interface CreateTokenInput {
   label?: string | undefined;
   /** binds the credential to a catalogue connector: its manifest's rules then apply to its requests */
   connector_id?: string | undefined;
+  /**
+   * token scopes (CONTRACT section 22), granted explicitly: each of the closed list (400 naming `/scopes/<i>`) and of a
+   * capability this deployment enables (403 `capability_not_enabled`)
+   */
+  scopes?: readonly string[] | undefined;
 }
 
 export function tokenInfo(row: Selectable<ApiTokensTable>): TokenInfo {
@@ -40,6 +48,7 @@ export function tokenInfo(row: Selectable<ApiTokensTable>): TokenInfo {
     principal_entity_id: row.principal_entity_id,
     label: row.label,
     connector_id: row.connector_id,
+    scopes: parseStoredScopes(row.scopes),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
   };
@@ -67,6 +76,7 @@ export async function createToken(
   }
   const connectorId =
     input.connector_id === undefined ? null : bindableConnector(input.connector_id, '/connector_id').connector_id;
+  const scopes = checkRequestedScopes(input.scopes, ctx.config);
   const tokenId = mintedId('token', ctx.newUuid());
   const now = ctx.clock.now().toISOString();
   return ctx.writer.run(async (trx) => {
@@ -90,6 +100,7 @@ export async function createToken(
         principal_entity_id: principalId,
         label: input.label ?? null,
         connector_id: connectorId,
+        scopes: storedScopes(scopes),
         created_at: now,
         revoked_at: null,
       })

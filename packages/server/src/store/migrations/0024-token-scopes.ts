@@ -1,5 +1,11 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
-/** token scopes (CONTRACT 22, issue 30): filled by the memory/scopes helper. */
-export async function up(_db: Kysely<unknown>, _dialect: Dialect): Promise<void> {}
+/**
+ * Token scopes (CONTRACT section 22, issue 30): `api_tokens.scopes`, a JSON array of scope names (`memory.read`, ...),
+ * sorted and unique, `[]` for every existing token (they keep exactly what they could do: no opt-in route).
+ * Both dialects add a column with a constant default in place; no row is rewritten by hand.
+ */
+export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+  await sql`alter table api_tokens add column scopes text not null default '[]'`.execute(db);
+}
