@@ -10,7 +10,8 @@
  * (country and currency names, meanings) live in typed tables here: a `Record<Union, string>` cannot miss a member
  * of its union, and a code without a label throws instead of shipping an empty label.
  * The content dictionaries (mcc, mcc_family, jurisdiction_group, high_risk_jurisdiction, restricted_basket_category,
- * rule_taxonomy) are written by hand and cite their source; they are not generated.
+ * rule_taxonomy) are written by hand and cite their source; they are not generated. The generation refuses a
+ * compliance control or a shipped rule pointing at a term rule_taxonomy does not have, or a malformed taxonomy tree.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,16 +31,21 @@ import {
   type Obligation,
   type ReasonCode,
   type RiskLevel,
+  type RulePack,
   type RulePackDocument,
   type SideEffectLevel,
   type StopCondition,
+  taxonomyTree,
 } from '@aar/core';
 import { ROLES } from '../src/http/api-tokens.ts';
 import { readRulePackFolder } from '../src/services/compliance/rule-pack-catalogue.ts';
 import { listCapabilities } from '../src/services/references/capability-catalogue.ts';
+import { controlTermCode } from '../src/services/taxonomy/control-term-code.ts';
 import type { Role } from '../src/store/schema.ts';
 import { COUNTRY_NAMES } from './dictionary-labels/country-names.ts';
 import { CURRENCY_NAMES } from './dictionary-labels/currency-names.ts';
+
+export { controlTermCode };
 
 export const DICTIONARY_FOLDER = new URL('../policy/dictionaries/', import.meta.url);
 export const RULE_PACK_FOLDER = new URL('../policy/rule-packs/', import.meta.url);
@@ -52,6 +58,8 @@ const REASON_MEANINGS: Record<ReasonCode, string> = {
   payload_replayed: "The signature's nonce was already used within the window.",
   principal_inactive: 'The principal is suspended or erased.',
   actor_inactive: 'The agent (actor) is suspended or erased.',
+  agent_metadata_mismatch:
+    'The agent metadata (model, software version, operator) the request presents is not the one the agent attested.',
   instrument_inactive: 'The card token is suspended.',
   instrument_not_bound: 'The card token does not belong to the principal.',
   authority_not_found: 'No grant gives this actor authority for this principal and instrument.',
@@ -173,13 +181,29 @@ function ruleAdded<T>(packs: RulePackDocument[], pick: (rule: RulePackDocument['
   return new Set(packs.flatMap((p) => p.rules.flatMap(pick)));
 }
 
-/** `psd3` + `PSR Art. 85` → `psd3:psr_art_85` (a term code cannot hold spaces or brackets). */
-export function controlTermCode(framework: string, controlId: string): string {
-  const slug = controlId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_|_$/g, '');
-  return `${framework}:${slug}`;
+/** The hand-written taxonomy (policy/dictionaries/rule_taxonomy.json): its term codes, the tree checked. */
+export function taxonomyCodes(folder: URL = DICTIONARY_FOLDER): Set<string> {
+  const doc = JSON.parse(readFileSync(new URL('rule_taxonomy.json', folder), 'utf8')) as DictionaryDocument;
+  const { problems } = taxonomyTree(doc);
+  if (problems.length > 0) throw new Error(`dictionary rule_taxonomy: ${problems.join('; ')}`);
+  return new Set(doc.terms.map((t) => t.code));
+}
+
+/** Throws naming the first rule or control that points at a term the taxonomy does not have. */
+function checkTaxonomyTerms(packs: RulePackDocument[], compliance: RulePack[], known: Set<string>): void {
+  const unknown = (terms: readonly string[] | undefined) => (terms ?? []).find((t) => !known.has(t));
+  for (const pack of packs) {
+    for (const rule of pack.rules) {
+      const term = unknown(rule.taxonomy);
+      if (term) throw new Error(`${pack.pack_id} rule ${rule.rule_id}: unknown taxonomy term \`${term}\``);
+    }
+  }
+  for (const pack of compliance) {
+    for (const control of pack.controls) {
+      const term = unknown(control.taxonomy);
+      if (term) throw new Error(`${pack.framework} control ${control.control_id}: unknown taxonomy term \`${term}\``);
+    }
+  }
 }
 
 /** Every generated dictionary, in name order. Pure apart from reading the shipped pack files. */
@@ -188,6 +212,7 @@ export function generatedDictionaries(packs: RulePackDocument[] = shippedRulePac
   const obligations = [...ruleAdded(packs, (r) => (r.obligations ?? []).map((o) => o.type))].sort();
   const stops = [...ruleAdded(packs, (r) => r.stop_conditions ?? [])].sort();
   const compliance = [...readRulePackFolder().values()];
+  checkTaxonomyTerms(packs, compliance, taxonomyCodes());
   const docs: DictionaryDocument[] = [
     dictionary(
       'capability',
@@ -212,6 +237,7 @@ export function generatedDictionaries(packs: RulePackDocument[] = shippedRulePac
           framework: pack.framework,
           control_id: c.control_id,
           assessment: c.assessment,
+          ...(c.taxonomy ? { taxonomy: c.taxonomy } : {}),
           ...(c.evidence.implemented_by ? { implemented_by: c.evidence.implemented_by } : {}),
         })),
       ),

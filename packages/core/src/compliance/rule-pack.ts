@@ -75,6 +75,11 @@ export interface RuleControl {
    * pack can show (an organisational process, a setting outside the packs): at best `partially_satisfied`.
    */
   coverage?: 'full' | 'partial';
+  /**
+   * `rule_taxonomy` term codes the control is about (`human_oversight`, `sca`, ...): what relates it to the rules
+   * of every pack that point at the same terms (docs/policy.md "Taxonomy"); never read by the projection
+   */
+  taxonomy?: string[];
   /** why: required for `gap`, `not_applicable` and `coverage: partial` */
   reason?: string;
   /** when no pack of the selection is one the control concerns */

@@ -13,3 +13,4 @@ export * from './run-pack-tests.ts';
 export * from './rule-paths.ts';
 export * from './decide-generic.ts';
 export * from './dictionary-terms-read.ts';
+export * from './taxonomy.ts';

@@ -91,6 +91,7 @@ export function validateRulePack(input: unknown, known: KnownPolicyTerms = {}): 
     p.add('/framework', 'framework must be a string or an object');
   }
   if (doc.controls !== undefined && !Array.isArray(doc.controls)) p.add('/controls', 'controls must be an array');
+  else if (Array.isArray(doc.controls)) checkControlTaxonomy(p, doc.controls, known);
   if (doc.signature !== undefined && !isRecord(doc.signature)) p.add('/signature', 'signature must be an object');
   return p.list;
 }
@@ -163,13 +164,26 @@ function checkRules(p: Problems, doc: Record<string, unknown>, scope: RuleScope)
     if (!('when' in rule)) p.add(`${at}/when`, 'when is required');
     else p.list.push(...checkRuleProfile(rule.when, `${at}/when`));
     checkEffect(p, rule, at, scope);
-    if (rule.taxonomy !== undefined) {
-      const terms = p.array(rule, 'taxonomy', at) ?? [];
-      p.uniqueStrings(terms, `${at}/taxonomy`, (s) => s.length > 0, 'a rule_taxonomy term code').forEach((term, j) => {
-        if (scope.known.taxonomy && !scope.known.taxonomy.has(term))
-          p.add(`${at}/taxonomy/${j}`, `unknown taxonomy term ${term}`);
-      });
-    }
+    checkTaxonomy(p, rule, at, scope.known);
+  });
+}
+
+/** `taxonomy` of a rule or a control: unique non-empty strings, each a known `rule_taxonomy` term when known. */
+function checkTaxonomy(p: Problems, holder: Record<string, unknown>, at: string, known: KnownPolicyTerms): void {
+  if (holder.taxonomy === undefined) return;
+  const terms = p.array(holder, 'taxonomy', at) ?? [];
+  p.uniqueStrings(terms, `${at}/taxonomy`, (s) => s.length > 0, 'a rule_taxonomy term code').forEach((term, j) => {
+    if (known.taxonomy && !known.taxonomy.has(term)) p.add(`${at}/taxonomy/${j}`, `unknown taxonomy term ${term}`);
+  });
+}
+
+/**
+ * A compliance mapping's controls point at taxonomy terms too (`controls[].taxonomy`); the rest of a control's shape
+ * is the JSON Schema's (ns.rule_pack.v1 `$defs/control`) and the compliance catalogue's.
+ */
+function checkControlTaxonomy(p: Problems, controls: unknown[], known: KnownPolicyTerms): void {
+  controls.forEach((control, i) => {
+    if (isRecord(control)) checkTaxonomy(p, control, `/controls/${i}`, known);
   });
 }
 
