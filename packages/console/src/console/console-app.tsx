@@ -64,7 +64,7 @@ const SECTIONS: Section[] = [
   {
     path: 'reports',
     title: 'Reports',
-    roles: ['auditor', 'principal'],
+    roles: ['auditor'],
     render: (route) => <ReportsPage id={route[1]} />,
   },
   { path: 'audit', title: 'Audit chain', roles: ['auditor'], render: () => <AuditPage /> },

@@ -13,8 +13,17 @@ import { CapabilityNotice } from '../parts/capability-notice.tsx';
 import { downloadJson, fileNameFor } from '../parts/download.ts';
 import { formatTime } from '../parts/format.ts';
 import { ErrorMessage, LoadState } from '../parts/load-state.tsx';
-import { PAGE_SIZE, PageControls, usePages, type Page } from '../parts/paging.tsx';
-import { readReport, readReportRow, type Figure, type ReportRow, type ReportView } from '../parts/report-model.ts';
+import { PAGE_SIZE, PageControls, usePages, useUrlFilter, type Page } from '../parts/paging.tsx';
+import {
+  readReport,
+  readReportRow,
+  type AmountRow,
+  type Figure,
+  type FrameworkCoverage,
+  type ReportRow,
+  type ReportView,
+} from '../parts/report-model.ts';
+import { StateBadge } from '../parts/state-badge.tsx';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { useApi, type Loaded } from '../use-api.ts';
@@ -43,16 +52,23 @@ function period(row: { period_start: string | undefined; period_end: string | un
   return `${formatTime(row.period_start)} to ${formatTime(row.period_end)}`;
 }
 
+const FILTERS = ['schedule'] as const;
+
 function ReportList() {
   const { api } = useSession();
-  const pages = usePages('');
+  const filter = useUrlFilter(FILTERS);
+  const pages = usePages(filter.key);
   const reports = useApi(async () => {
-    const page = await api.get<Page<unknown>>('/v1/reports', { limit: String(PAGE_SIZE), cursor: pages.cursor });
+    const page = await api.get<Page<unknown>>('/v1/reports', {
+      schedule_id: filter.applied.schedule || undefined,
+      limit: String(PAGE_SIZE),
+      cursor: pages.cursor,
+    });
     return {
       items: page.items.map(readReportRow).filter((r): r is ReportRow => r !== undefined),
       next_cursor: page.next_cursor,
     };
-  }, [pages.cursor]);
+  }, [filter.key, pages.cursor]);
   return (
     <>
       <div class="page-head">
@@ -69,8 +85,16 @@ function ReportList() {
         {(page) => (
           <>
             <section class="card" aria-label="Reports">
+              {filter.applied.schedule && (
+                <p>
+                  Made by schedule <code>{filter.applied.schedule}</code>.{' '}
+                  <button type="button" class="secondary" onClick={filter.clear}>
+                    Show every report
+                  </button>
+                </p>
+              )}
               {page.items.length === 0 ? (
-                <p class="muted">{pages.number === 1 ? 'No report has been generated yet.' : 'No more reports.'}</p>
+                <p class="muted">{pages.number === 1 ? 'No report has been made yet.' : 'No more reports.'}</p>
               ) : (
                 <div class="table-wrap">
                   <table aria-label="Reports">
@@ -99,7 +123,7 @@ function ReportList() {
               )}
               <PageControls pages={pages} page={page} label="reports" />
             </section>
-            <ReportSchedules />
+            <ReportSchedules onReport={reports.reload} />
           </>
         )}
       </CapabilityLoad>
@@ -147,8 +171,18 @@ function ReportBody({ document, view }: { document: unknown; view: ReportView })
         <dl class="facts">
           <dt>Period</dt>
           <dd data-testid="report-period">{period(view)}</dd>
-          <dt>Generated</dt>
-          <dd>{formatTime(view.generated_at)}</dd>
+          <dt>Made</dt>
+          <dd>
+            {view.schedule_id ? (
+              <>
+                by schedule <code>{view.schedule_id}</code>
+                {view.every ? `, every ${view.every}` : ''}
+              </>
+            ) : (
+              'on demand'
+            )}
+            , {formatTime(view.generated_at)}
+          </dd>
           <dt>Report</dt>
           <dd>
             <code>{view.report_id}</code>
@@ -161,9 +195,29 @@ function ReportBody({ document, view }: { document: unknown; view: ReportView })
           Decisions{view.decisionsTotal !== undefined ? `: ${view.decisionsTotal} in all` : ''}
         </h2>
         <FigureList rows={view.outcomes} label="Decisions by outcome" empty="No decision in this period." />
+        {view.allowedAmounts.length > 0 && (
+          <>
+            <h3>Amounts allowed</h3>
+            <Amounts rows={view.allowedAmounts} label="Amounts allowed" />
+          </>
+        )}
+        {view.executions.some((f) => f.count > 0) && (
+          <>
+            <h3>Execution outcomes</h3>
+            <FigureList rows={view.executions} label="Execution outcomes" empty="" />
+          </>
+        )}
+        {view.executedAmounts.length > 0 && (
+          <>
+            <h3>Amounts executed</h3>
+            <Amounts rows={view.executedAmounts} label="Amounts executed" />
+          </>
+        )}
       </section>
       <section class="card" aria-labelledby="report-denials">
-        <h2 id="report-denials">Denials by reason</h2>
+        <h2 id="report-denials">
+          Denials by reason{view.denialsTotal !== undefined ? `: ${view.denialsTotal} in all` : ''}
+        </h2>
         <DenialBars rows={view.denials} label="Denials by reason" />
       </section>
       <div class="report-pair">
@@ -179,41 +233,99 @@ function ReportBody({ document, view }: { document: unknown; view: ReportView })
       <section class="card" aria-labelledby="report-coverage">
         <h2 id="report-coverage">Control coverage per framework</h2>
         {view.coverage.length === 0 ? (
-          <p class="muted">This report covers no framework.</p>
+          <p class="muted">This report covers no framework (its schedule or request named none).</p>
         ) : (
-          <div class="table-wrap">
-            <table aria-label="Control coverage per framework">
-              <thead>
-                <tr>
-                  <th scope="col">Framework</th>
-                  {coverageColumns(view).map((c) => (
-                    <th scope="col" key={c.key}>
-                      {c.label}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {view.coverage.map((fw) => (
-                  <tr key={fw.framework} data-framework={fw.framework}>
-                    <th scope="row">
-                      <code>{fw.framework}</code>
-                    </th>
+          <>
+            <div class="table-wrap">
+              <table aria-label="Control coverage per framework">
+                <thead>
+                  <tr>
+                    <th scope="col">Framework</th>
+                    <th scope="col">Evidence packs</th>
                     {coverageColumns(view).map((c) => (
-                      <td key={c.key}>{fw.figures.find((f) => f.key === c.key)?.count ?? '—'}</td>
+                      <th scope="col" key={c.key}>
+                        {c.label}
+                      </th>
                     ))}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {view.coverage.map((fw) => (
+                    <tr key={fw.framework} data-framework={fw.framework}>
+                      <th scope="row">
+                        <code>{fw.framework}</code>
+                      </th>
+                      <td>
+                        {fw.packsProjected ?? '—'}
+                        {fw.packsInPeriod !== undefined && fw.packsInPeriod !== fw.packsProjected
+                          ? ` of ${fw.packsInPeriod}`
+                          : ''}
+                      </td>
+                      {coverageColumns(view).map((c) => (
+                        <td key={c.key} data-status={c.key}>
+                          {fw.figures.find((f) => f.key === c.key)?.count ?? 0}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {view.coverage.map((fw) => (
+              <FrameworkControls key={fw.framework} coverage={fw} reportId={view.report_id} />
+            ))}
+          </>
         )}
       </section>
     </>
   );
 }
 
-/** The union of the frameworks' figures, in first-seen order: one column each. */
+function Amounts({ rows, label }: { rows: readonly AmountRow[]; label: string }) {
+  return (
+    <ul class="plain-list" aria-label={label}>
+      {rows.map((row) => (
+        <li key={row.currency}>
+          <strong>{row.amount}</strong>
+          {row.count !== undefined ? ` over ${row.count} decision${row.count === 1 ? '' : 's'}` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** One framework's controls, folded: each control's status in words, why, and how many packs held its evidence. */
+function FrameworkControls({ coverage, reportId }: { coverage: FrameworkCoverage; reportId: string }) {
+  return (
+    <details class="framework-controls" data-framework-controls={coverage.framework}>
+      <summary>
+        {coverage.framework}: {coverage.controls.length} control{coverage.controls.length === 1 ? '' : 's'}
+        {coverage.rule_pack ? ` (${coverage.rule_pack})` : ''}
+      </summary>
+      <ul class="check-list">
+        {coverage.controls.map((c) => (
+          <li key={c.control_id}>
+            <StateBadge state={c.status} />
+            <code>{c.control_id}</code>
+            <span>
+              {c.title}
+              {c.reason ? <span class="muted"> {c.reason}</span> : null}
+              {c.applicable !== undefined ? (
+                <span class="muted">
+                  {' '}
+                  ({c.satisfying ?? 0} of {c.applicable} applicable pack{c.applicable === 1 ? '' : 's'})
+                </span>
+              ) : null}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <OscalDownload reportId={reportId} framework={coverage.framework} />
+    </details>
+  );
+}
+
+/** The union of the frameworks' statuses, in the order of the first framework's: one column each. */
 function coverageColumns(view: ReportView): Figure[] {
   const seen = new Map<string, Figure>();
   for (const fw of view.coverage) for (const f of fw.figures) if (!seen.has(f.key)) seen.set(f.key, f);
@@ -221,15 +333,37 @@ function coverageColumns(view: ReportView): Figure[] {
 }
 
 function Downloads({ document, view }: { document: unknown; view: ReportView }) {
+  return (
+    <div class="actions">
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => downloadJson(fileNameFor(view.report_id, '.json'), document)}
+      >
+        Download JSON (signed)
+      </button>
+      {view.coverage.length === 1 && (
+        <OscalDownload reportId={view.report_id} framework={view.coverage[0]!.framework} />
+      )}
+      {view.coverage.length > 1 && <span class="muted">OSCAL: one document per framework, under each below.</span>}
+    </div>
+  );
+}
+
+/** `GET /v1/reports/{id}?format=oscal&framework=` (OSCAL 1.1.2 assessment-results carrying the signed report). */
+function OscalDownload({ reportId, framework }: { reportId: string; framework: string }) {
   const { api } = useSession();
   const [error, setError] = useState<Error | undefined>();
   const [busy, setBusy] = useState(false);
-  const oscal = async () => {
+  const download = async () => {
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await api.get<unknown>(`/v1/reports/${encodeURIComponent(view.report_id)}`, { format: 'oscal' });
-      downloadJson(fileNameFor(view.report_id, '.oscal.json'), answer);
+      const answer = await api.get<unknown>(`/v1/reports/${encodeURIComponent(reportId)}`, {
+        format: 'oscal',
+        framework,
+      });
+      downloadJson(fileNameFor(reportId, `.${framework}.oscal.json`), answer);
     } catch (err) {
       setError(err instanceof Error ? err : new ApiError(0, 'error', String(err)));
     } finally {
@@ -238,26 +372,10 @@ function Downloads({ document, view }: { document: unknown; view: ReportView }) 
   };
   return (
     <>
-      <div class="actions">
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => downloadJson(fileNameFor(view.report_id, '.json'), document)}
-        >
-          Download JSON (signed)
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={oscal}>
-          {busy ? 'Preparing OSCAL…' : 'Download OSCAL'}
-        </button>
-      </div>
-      {error &&
-        (error instanceof ApiError && (error.status === 404 || error.status === 422 || error.status === 400) ? (
-          <p class="muted" role="status">
-            No OSCAL form for this report: {error.detail}
-          </p>
-        ) : (
-          <ErrorMessage error={error} />
-        ))}
+      <button type="button" class="secondary" disabled={busy} onClick={download}>
+        {busy ? 'Preparing OSCAL…' : `Download OSCAL (${framework})`}
+      </button>
+      {error && <ErrorMessage error={error} />}
     </>
   );
 }

@@ -5,6 +5,7 @@
  * member of an unexpected shape is left out, never guessed, and every count shown is a non-negative safe integer.
  */
 import type { DenialCount } from '../charts/denial-bars.tsx';
+import { formatMoneyValue, isMoneyValue } from './money-value.ts';
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,9 +18,30 @@ export interface Figure {
   count: number;
 }
 
+export interface ControlRow {
+  control_id: string;
+  title: string;
+  status: string;
+  reason: string | undefined;
+  applicable: number | undefined;
+  satisfying: number | undefined;
+}
+
 export interface FrameworkCoverage {
   framework: string;
+  /** controls per status (`summary`) */
   figures: Figure[];
+  rule_pack: string | undefined;
+  packsInPeriod: number | undefined;
+  packsProjected: number | undefined;
+  controls: ControlRow[];
+}
+
+/** An amount per currency (integer minor units, never summed across currencies) and how many decisions it sums. */
+export interface AmountRow {
+  amount: string;
+  currency: string;
+  count: number | undefined;
 }
 
 export interface ReportView {
@@ -27,8 +49,16 @@ export interface ReportView {
   period_start: string | undefined;
   period_end: string | undefined;
   generated_at: string | undefined;
+  every: string | undefined;
+  schedule_id: string | undefined;
   decisionsTotal: number | undefined;
+  /** by decision: allowed, approval required, denied */
   outcomes: Figure[];
+  /** by execution outcome as stored at generation */
+  executions: Figure[];
+  allowedAmounts: AmountRow[];
+  executedAmounts: AmountRow[];
+  denialsTotal: number | undefined;
   denials: DenialCount[];
   approvals: Figure[];
   revocations: Figure[];
@@ -46,10 +76,14 @@ const WORDS: Record<string, string> = {
   rejected: 'Rejected',
   expired: 'Expired',
   pending: 'Still pending',
+  consumed: 'Approved and used',
   grants_revoked: 'Grants revoked',
-  revocations: 'Revocations',
-  grants: 'Grants revoked',
-  mandates_revoked: 'Mandates revoked',
+  revoke_operations: 'Revoke calls',
+  none: 'No outcome (not a purchase)',
+  reserved: 'Reserved, not yet executed',
+  executed: 'Executed',
+  failed: 'Failed',
+  refunded: 'Refunded',
   controls: 'Controls',
   satisfied: 'Satisfied',
   partially_satisfied: 'Partly satisfied',
@@ -88,71 +122,96 @@ export function figures(value: unknown, skip: readonly string[] = []): Figure[] 
 
 const OUTCOME_ORDER = ['allow_with_constraints', 'require_approval', 'deny'];
 
-function readOutcomes(decisions: unknown): { total: number | undefined; outcomes: Figure[] } {
-  if (!isRecord(decisions)) return { total: undefined, outcomes: figures(decisions) };
-  const nested = decisions.by_outcome ?? decisions.by_decision ?? decisions.outcomes;
-  const outcomes = nested !== undefined ? figures(nested) : figures(decisions, ['total']);
-  outcomes.sort((a, b) => OUTCOME_ORDER.indexOf(a.key) - OUTCOME_ORDER.indexOf(b.key));
-  const total = isCount(decisions.total) ? decisions.total : undefined;
-  return { total, outcomes };
-}
-
-function readDenials(report: Json): DenialCount[] {
-  const denials =
-    report.denials ?? (isRecord(report.decisions) ? (report.decisions as Json).denials_by_reason : undefined);
-  const byReason =
-    isRecord(denials) && 'by_reason' in denials ? denials.by_reason : (report.denials_by_reason ?? denials);
-  if (Array.isArray(byReason)) {
-    return byReason.flatMap((row) =>
-      isRecord(row) && str(row.reason) && isCount(row.count)
-        ? [{ reason: row.reason as string, count: row.count }]
-        : [],
-    );
-  }
-  if (!isRecord(byReason)) return [];
-  return Object.entries(byReason).flatMap(([reason, count]) => (isCount(count) ? [{ reason, count }] : []));
-}
-
-function readCoverage(value: unknown): FrameworkCoverage[] {
-  const entries: [string | undefined, unknown][] = Array.isArray(value)
-    ? value.map((row) => [isRecord(row) ? (str(row.framework) ?? str(row.framework_id)) : undefined, row])
-    : isRecord(value)
-      ? Object.entries(value)
-      : [];
-  return entries.flatMap(([framework, row]) => {
-    if (framework === undefined || !isRecord(row)) return [];
-    const nested = row.by_status ?? row.statuses ?? row.counts;
-    const list = nested !== undefined ? figures(nested) : figures(row);
-    const total = isCount(row.controls) ? row.controls : isCount(row.total) ? row.total : undefined;
-    const withTotal =
-      total !== undefined && !list.some((f) => f.key === 'controls' || f.key === 'total')
-        ? [{ key: 'controls', label: 'Controls', count: total }, ...list]
-        : list;
-    return [{ framework, figures: withTotal }];
+function readAmounts(value: unknown): AmountRow[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((row) => {
+    if (!isRecord(row) || !isMoneyValue(row)) return [];
+    const count = (row as Json).count;
+    return [{ amount: formatMoneyValue(row), currency: row.currency, count: isCount(count) ? count : undefined }];
   });
 }
 
+function readDenials(denials: unknown): DenialCount[] {
+  const byReason = isRecord(denials) ? denials.by_reason : undefined;
+  if (!Array.isArray(byReason)) return [];
+  return byReason.flatMap((row) =>
+    isRecord(row) && str(row.reason) && isCount(row.count) ? [{ reason: row.reason as string, count: row.count }] : [],
+  );
+}
+
+function readControls(value: unknown): ControlRow[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((c) => {
+    if (!isRecord(c) || !str(c.control_id) || !str(c.status)) return [];
+    const packs = isRecord(c.packs) ? c.packs : {};
+    return [
+      {
+        control_id: c.control_id as string,
+        title: str(c.title) ?? '',
+        status: c.status as string,
+        reason: str(c.reason),
+        applicable: isCount(packs.applicable) ? packs.applicable : undefined,
+        satisfying: isCount(packs.satisfying) ? packs.satisfying : undefined,
+      },
+    ];
+  });
+}
+
+const STATUS_ORDER = ['satisfied', 'partially_satisfied', 'not_satisfied', 'gap', 'not_applicable'];
+
+function readCoverage(value: unknown): FrameworkCoverage[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((row) => {
+    if (!isRecord(row) || !str(row.framework)) return [];
+    const packs = isRecord(row.evidence_packs) ? row.evidence_packs : {};
+    const figuresOf = figures(row.summary);
+    figuresOf.sort((a, b) => STATUS_ORDER.indexOf(a.key) - STATUS_ORDER.indexOf(b.key));
+    return [
+      {
+        framework: row.framework as string,
+        figures: figuresOf,
+        rule_pack: isRecord(row.rule_pack) ? str(row.rule_pack.rule_pack_id) : undefined,
+        packsInPeriod: isCount(packs.in_period) ? packs.in_period : undefined,
+        packsProjected: isCount(packs.projected) ? packs.projected : undefined,
+        controls: readControls(row.controls),
+      },
+    ];
+  });
+}
+
+/** `ns.compliance_report.v1` as docs/reports.md documents it. */
 export function readReport(answer: unknown): ReportView {
   const r = isRecord(answer) ? answer : {};
-  const period = isRecord(r.period) ? (r.period as Json) : r;
-  const { total, outcomes } = readOutcomes(r.decisions);
+  const period = isRecord(r.period) ? r.period : {};
+  const decisions = isRecord(r.decisions) ? r.decisions : {};
+  const outcomes = figures(decisions.by_decision);
+  outcomes.sort((a, b) => OUTCOME_ORDER.indexOf(a.key) - OUTCOME_ORDER.indexOf(b.key));
+  const approvals = isRecord(r.approvals) ? r.approvals : {};
+  const denials = isRecord(r.denials) ? r.denials : {};
   return {
-    report_id: str(r.report_id) ?? str(r.id) ?? '—',
-    period_start: str(period.from) ?? str(period.start) ?? str(period.since) ?? str(r.period_start),
-    period_end: str(period.to) ?? str(period.end) ?? str(period.until) ?? str(r.period_end),
-    generated_at: str(r.generated_at) ?? str(r.created_at) ?? str(r.issued_at),
-    decisionsTotal: total ?? (outcomes.length > 0 ? outcomes.reduce((n, f) => n + f.count, 0) : undefined),
+    report_id: str(r.report_id) ?? '—',
+    period_start: str(period.start),
+    period_end: str(period.end),
+    every: str(period.every),
+    schedule_id: str(r.schedule_id),
+    generated_at: str(r.generated_at),
+    decisionsTotal: isCount(decisions.total) ? decisions.total : undefined,
     outcomes,
-    denials: readDenials(r),
-    approvals: figures(r.approvals),
-    revocations: isCount(r.revocations)
-      ? [{ key: 'revocations', label: 'Revocations', count: r.revocations }]
-      : figures(r.revocations),
-    coverage: readCoverage(r.control_coverage ?? r.coverage ?? r.frameworks),
+    executions: figures(decisions.by_outcome),
+    allowedAmounts: readAmounts(decisions.allowed_amounts),
+    executedAmounts: readAmounts(decisions.executed_amounts),
+    denialsTotal: isCount(denials.total) ? denials.total : undefined,
+    denials: readDenials(r.denials),
+    approvals: [
+      ...(isCount(approvals.total) ? [{ key: 'total', label: 'Asked in the period', count: approvals.total }] : []),
+      ...figures(approvals.by_status),
+    ],
+    revocations: figures(r.revocations),
+    coverage: readCoverage(r.coverage),
   };
 }
 
-/** One row of GET /v1/reports. */
+/** One row of GET /v1/reports: `{ report_id, schedule_id, period: { start, end }, generated_at, digest, ... }`. */
 export interface ReportRow {
   report_id: string;
   period_start: string | undefined;
@@ -162,14 +221,13 @@ export interface ReportRow {
 }
 
 export function readReportRow(row: unknown): ReportRow | undefined {
-  if (!isRecord(row)) return undefined;
-  const view = readReport(row);
-  if (view.report_id === '—') return undefined;
+  if (!isRecord(row) || !str(row.report_id)) return undefined;
+  const period = isRecord(row.period) ? row.period : {};
   return {
-    report_id: view.report_id,
-    period_start: view.period_start,
-    period_end: view.period_end,
-    generated_at: view.generated_at,
+    report_id: row.report_id as string,
+    period_start: str(period.start),
+    period_end: str(period.end),
+    generated_at: str(row.generated_at),
     schedule_id: str(row.schedule_id),
   };
 }
