@@ -21,4 +21,5 @@ export * from './connectors/index.ts';
 export * from './marketplace/index.ts';
 export * from './rules/index.ts';
 export * from './mandates/index.ts';
+export * from './agent-metadata/index.ts';
 export * from './graph/index.ts';

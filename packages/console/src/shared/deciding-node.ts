@@ -11,6 +11,7 @@ const NODE_OF_REASON: Record<ReasonCode, DecisionMapNodeType | null> = {
   payload_replayed: 'actor',
   principal_inactive: 'principal',
   actor_inactive: 'actor',
+  agent_metadata_mismatch: 'actor',
   instrument_inactive: 'scope',
   instrument_not_bound: 'scope',
   authority_not_found: 'delegation',

@@ -11,6 +11,8 @@ export const REASON_TEXT: Record<ReasonCode, string> = {
   payload_replayed: "The agent's signed request was already used once.",
   principal_inactive: 'The customer is not active (suspended, erased or unknown).',
   actor_inactive: 'The agent is not active (suspended, erased or unknown).',
+  agent_metadata_mismatch:
+    'The agent presented a model, software version or operator other than the one it attested with its own key.',
   instrument_inactive: 'The card token is not active.',
   instrument_not_bound: 'The card token belongs to another customer.',
   authority_not_found: 'The customer has given this agent no authority over this card.',

@@ -34,6 +34,8 @@ export const REASON_CODES = {
   actor_inactive: { decision: 'deny', check: 'entities' },
   instrument_inactive: { decision: 'deny', check: 'entities' },
   instrument_not_bound: { decision: 'deny', check: 'entities' },
+  /** aar-decide/1.5.0: the request's agent metadata is not the one the agent attested (checked right after the actor) */
+  agent_metadata_mismatch: { decision: 'deny', check: 'entities' },
   authority_not_found: { decision: 'deny', check: 'authority' },
   capability_not_granted: { decision: 'deny', check: 'authority' },
   authority_revoked: { decision: 'deny', check: 'chain' },

@@ -52,6 +52,32 @@ export interface DecisionRequest {
   policy_decision_id?: string;
   /** recorded in evidence, never decisive */
   context?: Record<string, unknown>;
+  /**
+   * aar-decide/1.5.0: the model, software version and operator the agent says it runs as; when present it must equal
+   * `snapshot.agent_metadata` (else `agent_metadata_mismatch`). Absent: not judged.
+   */
+  agent_metadata?: AgentMetadata;
+}
+
+/** aar-decide/1.5.0: what an agent attests about itself (`ns.agent_metadata_attestation.v1`). */
+export interface AgentMetadata {
+  model: string;
+  software_version: string;
+  operator: string;
+}
+
+/**
+ * aar-decide/1.5.0: the agent's current attestation as the service accepted it: the attested fields, the digest of
+ * the signed document (the evidence pack carries the document) and the agent key it verified against (the key the
+ * service holds for the agent, so the pack can be checked offline).
+ */
+export interface AttestedAgentMetadata extends AgentMetadata {
+  /** `ns:agent_metadata:<uuid>` */
+  attestation_id: string;
+  /** `sha-256:` + base64url of the RFC 8785 bytes of the whole signed document (agentMetadataDigest) */
+  digest: string;
+  /** the agent's registered Ed25519 public key (OKP JWK) the document's signature verified against */
+  public_key_jwk: Record<string, unknown>;
 }
 
 export interface PayloadSnapshot {
@@ -234,6 +260,11 @@ export interface DecisionSnapshot {
    * Absent: decide behaves exactly as 1.2.0.
    */
   policy_set?: PolicySetSnapshot;
+  /**
+   * aar-decide/1.5.0: the actor's latest metadata attestation, null when it has attested none. Absent (earlier
+   * snapshots): as null, which only matters to a request that presents `agent_metadata`.
+   */
+  agent_metadata?: AttestedAgentMetadata | null;
 }
 
 export type BuiltInObligation = { type: 'audit.emit' } | { type: 'basket_hash_binding'; basket_hash: string };

@@ -7,7 +7,9 @@
 import { decidingChain } from '../decide/deciding-chain.ts';
 import { isRecord } from '../decide/guards.ts';
 import { REASON_CODES, isReasonCode, isRuleReason, type CheckName, type ReasonCode } from '../decide/reason-codes.ts';
+import { AGENT_METADATA_DIGEST_PATTERN } from '../agent-metadata/attestation.ts';
 import type {
+  AgentMetadata,
   CheckDiagnostic,
   DecisionRequest,
   DecisionResult,
@@ -35,8 +37,33 @@ export function principalNode({ request, snapshot, result }: NodeInput): Decisio
 }
 
 export function actorNode({ request, snapshot, result }: NodeInput): DecisionMapNode {
-  const short = entityLabel('agent', snapshot.actor, check(result, 'entities'), 'actor_inactive');
-  return { type: 'actor', ref: entityRef(request.actor_entity_id), short };
+  const entities = check(result, 'entities');
+  const short =
+    entities.reason === 'agent_metadata_mismatch'
+      ? 'agent metadata mismatch'
+      : entityLabel('agent', snapshot.actor, entities, 'actor_inactive');
+  const node: DecisionMapNode = { type: 'actor', ref: entityRef(request.actor_entity_id), short };
+  const attested = attestedMetadataOf(snapshot);
+  if (attested) {
+    node.agent_metadata = attested.metadata;
+    node.attestation_digest = attested.digest;
+  }
+  return node;
+}
+
+/**
+ * The snapshot's attested agent metadata (aar-decide/1.5.0) when well formed: the three fields and the digest.
+ * Malformed or absent: undefined, and the evidence check then finds the pack's attestation unbound.
+ */
+function attestedMetadataOf(snapshot: DecisionSnapshot): { metadata: AgentMetadata; digest: string } | undefined {
+  const value: unknown = Object.hasOwn(snapshot, 'agent_metadata') ? snapshot.agent_metadata : undefined;
+  if (!isRecord(value) || typeof value.digest !== 'string' || !AGENT_METADATA_DIGEST_PATTERN.test(value.digest)) {
+    return undefined;
+  }
+  const { model, software_version, operator } = value;
+  if (typeof model !== 'string' || typeof software_version !== 'string' || typeof operator !== 'string')
+    return undefined;
+  return { metadata: { model, software_version, operator }, digest: value.digest };
 }
 
 export function delegationNode({ snapshot, result }: NodeInput): DecisionMapNode {

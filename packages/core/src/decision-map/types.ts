@@ -4,7 +4,13 @@
  * (CONTRACT section 4) and stored in evidence packs, so every member is defined and snake_case.
  */
 import type { Decision } from '../decide/reason-codes.ts';
-import type { DecisionReason, DecisionRequest, DecisionResult, DecisionSnapshot } from '../decide/types.ts';
+import type {
+  AgentMetadata,
+  DecisionReason,
+  DecisionRequest,
+  DecisionResult,
+  DecisionSnapshot,
+} from '../decide/types.ts';
 import type { ActivationMode } from '../rules/types.ts';
 
 export const DECISION_MAP_SCHEMA = 'ns.decision_map.v1';
@@ -37,6 +43,13 @@ export interface DecisionMapNode {
    * (aar-decide/1.4.0, `grant.mandate`): its id, `ns:mandate:<uuid>` or `ns:allowance:<uuid>`
    */
   mandate_ref?: string;
+  /**
+   * `actor` node only, when the snapshot holds the agent's attested metadata (aar-decide/1.5.0,
+   * `snapshot.agent_metadata`): the attested model, software version and operator
+   */
+  agent_metadata?: AgentMetadata;
+  /** `actor` node only, with `agent_metadata`: the digest of the signed attestation the evidence pack carries */
+  attestation_digest?: string;
 }
 
 export interface PolicyNodePack {

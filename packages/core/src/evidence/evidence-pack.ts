@@ -5,6 +5,7 @@
  * decision's audit entry (its exact bytes) with an inclusion proof up to a signed checkpoint.
  * A stored format read years later: change it additively only.
  */
+import type { AgentMetadataAttestation } from '../agent-metadata/attestation.ts';
 import type { DecisionRequest, DecisionResult, DecisionSnapshot } from '../decide/types.ts';
 import type { UnsignedDecisionMap } from '../decision-map/types.ts';
 import type { CheckpointJson } from '../merkle/checkpoint-json.ts';
@@ -42,6 +43,11 @@ export interface UnsignedEvidencePack {
    * binding, so the pack proves what the principal signed (verify-pack-mandates.ts). Absent when none does.
    */
   mandates?: EvidenceMandate[];
+  /**
+   * Issue 30 (additive, aar-decide/1.5.0): the agent's signed metadata attestation the snapshot's `agent_metadata`
+   * names by digest, exactly as the agent signed it (verify-pack-agent-metadata.ts). Absent when none was attested.
+   */
+  agent_metadata_attestation?: AgentMetadataAttestation;
 }
 
 /** One mandate of an evidence pack (DESIGN-29 section 8). */

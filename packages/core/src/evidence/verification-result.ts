@@ -19,6 +19,8 @@ export const EVIDENCE_CHECKS = [
   'policy_set',
   /** issue 29, only when the snapshot's grants carry a mandate or the pack a `mandates` member: verify-pack-mandates.ts */
   'mandates',
+  /** issue 30, only when the snapshot, the pack or the map's actor node carries agent metadata: verify-pack-agent-metadata.ts */
+  'agent_metadata',
   'replay',
 ] as const;
 
@@ -32,7 +34,8 @@ export interface EvidenceCheck {
    * `malformed_entry`, `leaf_hash_mismatch`, `index_mismatch`, `tree_size_mismatch`, `malformed_checkpoint`,
    * `origin_mismatch`, `replay_mismatch`, and for `policy_set`: `malformed_policy_set`, `policy_signature_invalid`,
    * `policy_digest_mismatch`, and for `mandates`: `malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
-   * `mandate_signature_invalid` */
+   * `mandate_signature_invalid`, and for `agent_metadata`: `agent_metadata_missing`, `agent_metadata_digest_mismatch`,
+   * `agent_metadata_mismatch`, `agent_metadata_signature_invalid` */
   failure?: string;
 }
 

@@ -21,6 +21,7 @@ import { parseAuditEntryText, type AuditEntryJson } from './audit-entry-json.ts'
 import { auditRecordDigest, buildDecisionRecord } from './decision-record.ts';
 import { EVIDENCE_PACK_SCHEMA } from './evidence-pack.ts';
 import { replayDecision } from './replay-decision.ts';
+import { checkPackAgentMetadata } from './verify-pack-agent-metadata.ts';
 import { checkPackMandates } from './verify-pack-mandates.ts';
 import { checkPolicySet } from './verify-policy-set.ts';
 import type {
@@ -103,6 +104,10 @@ async function verify(
   // issue 29: the mandates and allowances the snapshot's grants were made from, and their signatures
   const mandates = await guardedAsync(async () => (await checkPackMandates(pack)) ?? 'not_applicable');
   if (mandates !== 'not_applicable') record('mandates', mandates);
+
+  // issue 30 (aar-decide/1.5.0): the agent's signed metadata attestation, its key and digest bound by the snapshot
+  const metadata = await guardedAsync(async () => (await checkPackAgentMetadata(pack)) ?? 'not_applicable');
+  if (metadata !== 'not_applicable') record('agent_metadata', metadata);
 
   let replay: ReplayDecision | null = null;
   const request = field('request');

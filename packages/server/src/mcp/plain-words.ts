@@ -13,6 +13,8 @@ const REASON_WORDS: Record<ReasonCode, string> = {
   payload_replayed: 'This exact signed request was already used once.',
   principal_inactive: 'The person the agent acts for is not active (suspended, erased or unknown).',
   actor_inactive: 'The agent itself is not active (suspended, erased or unknown).',
+  agent_metadata_mismatch:
+    'The agent said it runs as a model, version or operator other than the one it attested with its own key.',
   instrument_inactive: 'The card token is not active.',
   instrument_not_bound: 'The card token belongs to someone else than the person the agent acts for.',
   authority_not_found: 'The person has given this agent no authority over this card token.',

@@ -75,6 +75,22 @@ const AuthorizeBody = Type.Object(
         },
       ),
     ),
+    agent_metadata: Type.Optional(
+      Type.Object(
+        {
+          model: Type.String({ minLength: 1, maxLength: 256 }),
+          software_version: Type.String({ minLength: 1, maxLength: 256 }),
+          operator: Type.String({ minLength: 1, maxLength: 256 }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'PREVIEW (issue 30): the model, software version and operator the agent runs as; it must equal the ' +
+            "agent's latest attestation (`POST /v1/entities/{id}/metadata-attestations`, signed with the agent's own " +
+            'key), else the decision is `deny` / `agent_metadata_mismatch` (aar-decide/1.5.0)',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

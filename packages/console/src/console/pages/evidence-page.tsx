@@ -22,6 +22,8 @@ const CHECK_TEXT: Record<EvidenceCheckName, string> = {
   policy_set: "Each rule pack in the snapshot is signed by the service and is the one the map's policy node names",
   mandates:
     "Each AP2 mandate or ACP allowance behind the snapshot's grants is carried, matches its digest, and its signatures verify",
+  agent_metadata:
+    "The agent's metadata attestation is carried, matches the digest the snapshot and the map's actor node name, and is signed by the agent's key in the snapshot",
   replay: 'Replaying the decision on its snapshot gives the recorded decision',
 };
 

@@ -1,11 +1,13 @@
 /**
  * Step 2: principal, actor and card token exist, are the ones the request names, and are active; the card token
  * belongs to the principal. The instrument is required for money-moving actions (and for an unknown action: fail
- * closed), optional otherwise (CONTRACT section 3).
+ * closed), optional otherwise (CONTRACT section 3). aar-decide/1.5.0: right after the actor, the agent metadata the request
+ * presents against the attested one (agent-metadata.ts).
  */
 import { MONEY_MOVING_ACTIONS } from '../action-from-subject.ts';
 import { isRecord } from '../guards.ts';
 import { sameEntity, sameInstrument } from '../same-ref.ts';
+import { checkAgentMetadata } from './agent-metadata.ts';
 import { fail, pass, quote, type CheckContext, type CheckVerdict } from './check-context.ts';
 
 export function checkEntities(ctx: CheckContext): CheckVerdict {
@@ -27,6 +29,8 @@ export function checkEntities(ctx: CheckContext): CheckVerdict {
   }
   if (actor.type !== 'agent') return fail('actor_inactive', `actor type ${quote(actor.type)} is not an agent`);
   if (actor.state !== 'active') return fail('actor_inactive', `actor is ${quote(actor.state)}`);
+  const metadata = checkAgentMetadata(request, snapshot);
+  if (metadata) return metadata;
 
   const requiresInstrument = ctx.action === undefined || MONEY_MOVING_ACTIONS.includes(ctx.action);
   if (request.instrument_id === undefined) {

@@ -1,11 +1,47 @@
 /** `ns.entity.*`: persons, organisations and agents (POST/DELETE /v1/entities, suspend, activate). */
 import { defineEventType } from '../event-type-definition.ts';
-import { BOOLEAN, closedObject, COUNT, nullable, oneOf, stateChange, subject } from '../schema-parts.ts';
+import {
+  BOOLEAN,
+  closedObject,
+  COUNT,
+  nullable,
+  oneOf,
+  stateChange,
+  subject,
+  TIMESTAMP,
+  type JsonSchema,
+} from '../schema-parts.ts';
 
 const ENTITY = subject(['entity'], 'the entity');
 const ENTITY_TYPE = oneOf(['person', 'organisation', 'agent']);
 
+const ATTESTATION_ID: JsonSchema = {
+  type: 'string',
+  pattern: '^ns:agent_metadata:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  description: 'the accepted attestation, `ns:agent_metadata:<uuid>`',
+};
+
 export const ENTITY_EVENTS = [
+  defineEventType({
+    event_type: 'ns.entity.metadata_attested',
+    description:
+      'an agent\u2019s metadata attestation (model, software version, operator), signed with the agent\u2019s own ' +
+      'registered key, is accepted and becomes its current metadata (`POST /v1/entities/{id}/metadata-attestations`, ' +
+      'preview); ids and digests only, the attested values stay in the document',
+    subject_ref: subject(['entity'], 'the agent'),
+    reason_codes: ['agent_metadata_attested'],
+    principal_entity_id: 'never',
+    actor_entity_id: 'always',
+    data_schema: closedObject({
+      attestation_id: ATTESTATION_ID,
+      digest: {
+        type: 'string',
+        pattern: '^sha-256:[A-Za-z0-9_-]{43}$',
+        description: 'SHA-256 of the RFC 8785 bytes of the signed document',
+      },
+      issued_at: TIMESTAMP,
+    }),
+  }),
   defineEventType({
     event_type: 'ns.entity.created',
     description: 'an entity is registered (`POST /v1/entities`); display names stay out of events',

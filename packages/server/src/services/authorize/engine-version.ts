@@ -13,6 +13,11 @@
  *        `mandate_revoked` / `mandate_expired` for a revoked / expired link made from a mandate, then
  *        `allowance_used`; the decision map's delegation node gets `mandate_ref`. A snapshot without these members
  *        decides as 1.3.0.
+ * 1.5.0: agent metadata (issue 30): `request.agent_metadata` ({ model, software_version, operator }) must equal
+ *        `snapshot.agent_metadata` (the agent's latest attestation, signed with its own key), else
+ *        `agent_metadata_mismatch` (deny), judged in step 2 right after the actor; presented with nothing attested is
+ *        a mismatch too. The decision map's actor node gets `agent_metadata` and `attestation_digest`. A request
+ *        without `agent_metadata` decides as 1.4.0, whatever the snapshot holds.
  * Replay accepts every earlier version (core evidence/replay-decision.ts).
  */
-export const ENGINE_VERSION = 'aar-decide/1.4.0';
+export const ENGINE_VERSION = 'aar-decide/1.5.0';

@@ -25,6 +25,7 @@ import type { GrantLinkVerifier } from './grant-link-verifier.ts';
 import { toDecideScope } from './to-decide-scope.ts';
 import { loadActivePolicySet } from '../policy/active-policy-set.ts';
 import { localTimeOf } from './local-time.ts';
+import { currentAgentMetadata } from '../agent-metadata/current-metadata.ts';
 
 /** decide's snapshot with the rule packs' additions (aar-decide/1.3.0, DESIGN-27 §3): absent when no pack is active */
 export type SnapshotWithPolicy = DecisionSnapshot & { policy_set?: PolicySetSnapshot; facts?: DecisionFacts };
@@ -85,6 +86,8 @@ export async function loadSnapshot(
   const intermediaryIds = [...new Set(chains.flatMap((rows) => rows.slice(0, -1).map((row) => row.actor_entity_id)))];
   const intermediaries = (await Promise.all(intermediaryIds.map((id) => facts.entity(id)))).filter((e) => e !== null);
   const mandates = await mandatesOf(ctx, chains, named);
+  // aar-decide/1.5.0: the actor's latest attestation, verified against its registered key (absent when none)
+  const attested = await currentAgentMetadata(db, verifier.grants, facts.version, actorRow);
   const toSnapshots = (rows: GrantRow[]): Promise<GrantSnapshot[]> =>
     Promise.all(
       rows.map(async (row, i) => {
@@ -145,6 +148,8 @@ export async function loadSnapshot(
     approval: null,
     policy: { ...POLICY },
     ...policy,
+    // a copy: the cached value is shared by every request
+    ...(attested ? { agent_metadata: { ...attested, public_key_jwk: { ...attested.public_key_jwk } } } : {}),
   };
   return { snapshot, readsCounters: active?.readsCounters ?? false, mandates };
 }

@@ -41,6 +41,8 @@ export interface AuthorizeBody {
   policy_decision_id?: string;
   context?: Record<string, unknown>;
   mandate?: { mandate_id?: string; presentation?: string };
+  /** aar-decide/1.5.0 (preview): the route's schema holds each member to a 1-256 character string */
+  agent_metadata?: { model: string; software_version: string; operator: string };
 }
 
 export function normalizeAuthorizeRequest(body: AuthorizeBody): AuthorizeRequest {
@@ -92,6 +94,10 @@ export function normalizeAuthorizeRequest(body: AuthorizeBody): AuthorizeRequest
   }
   if (body.context !== undefined) request.context = body.context;
   if (body.mandate !== undefined) request.mandate = parseMandateRef(body.mandate);
+  if (body.agent_metadata !== undefined) {
+    const { model, software_version, operator } = body.agent_metadata;
+    request.agent_metadata = { model, software_version, operator };
+  }
   return request;
 }
 

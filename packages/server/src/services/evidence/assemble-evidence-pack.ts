@@ -25,6 +25,7 @@ import type { DecisionsTable } from '../../store/index.ts';
 import { preloadPolicySetTexts } from '../decisions/policy-set-texts.ts';
 import { decisionPartsOf } from '../decisions/stored-decision.ts';
 import { packMandates } from './pack-mandates.ts';
+import { packAttestation } from '../agent-metadata/pack-attestation.ts';
 
 export async function readStoredEvidencePack(ctx: AppContext, evidencePackId: string): Promise<string | undefined> {
   const row = await ctx.store.db
@@ -92,6 +93,9 @@ export async function assembleEvidencePack(
   // issue 29: the mandates the snapshot's grants were made from, with the presented closed mandate (pack-mandates.ts)
   const mandates = await packMandates(ctx, fields.snapshot, fields.request);
   if (mandates) unsigned.mandates = mandates;
+  // issue 30: the agent's signed metadata attestation the snapshot names (agent-metadata/pack-attestation.ts)
+  const attestation = await packAttestation(ctx, fields.snapshot);
+  if (attestation) unsigned.agent_metadata_attestation = attestation;
   const text = canonicalJson(await signDocument(unsigned, ctx.keys.current()));
   await ctx.writer.run(async (trx) => {
     // Insert only when absent: the SQLite guard refuses any insert of an existing key, ON CONFLICT or not
