@@ -47,6 +47,7 @@ import { searchRoutes } from './search.ts';
 import { dataFlowRoutes } from './data-flow.ts';
 import { taxonomyRoutes } from './taxonomy.ts';
 import { reportRoutes } from './reports.ts';
+import { agentMetadataRoutes } from './agent-metadata.ts';
 
 /** One file per resource; each registers its own routes with their schemas (which feed the OpenAPI document). */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -98,6 +99,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await dataFlowRoutes(app, ctx);
   await taxonomyRoutes(app, ctx);
   await reportRoutes(app, ctx);
+  await agentMetadataRoutes(app, ctx);
   // the MCP door (docs/mcp.md): Streamable HTTP at /mcp, the same routes underneath with the caller's credential
   await mcpRoutes(app, ctx);
 }
