@@ -26,6 +26,8 @@ export function schemaValidator(): Ajv2020 {
   if (ajv) return ajv;
   const instance = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
   addFormats(instance);
+  // the v1.1 preview documents are marked `"x-preview": true` (DESIGN issue 30): an annotation, not a constraint
+  instance.addKeyword('x-preview');
   for (const entry of readSchemaFolder().values()) instance.addSchema(entry.document, entry.name);
   ajv = instance;
   return instance;
