@@ -6,3 +6,4 @@ export * from './verify-delegation-chain.ts';
 export * from './verify-checkpoint.ts';
 export * from './verify-webhook.ts';
 export * from './verify-bundle.ts';
+export * from './preview/index.ts';
