@@ -13,6 +13,12 @@ from .jcs import canonical_bytes, canonical_json, parse_json
 from .jwks import JwksSource, jwk_thumbprint, resolve_jwks_url
 from .mandates import allowance_digest, check_mandates, mandate_digest, verify_ap2_presentation
 from .merkle import verify_checkpoint, verify_checkpoint_inclusion, verify_inclusion_proof_json
+from .preview import (
+    verify_compliance_report,
+    verify_memory_chain,
+    verify_memory_record,
+    verify_payload_artefact,
+)
 from .signed_document import sign_document, verify_document
 from .webhooks import verify_webhook_delivery
 
@@ -25,4 +31,5 @@ __all__ = [
     "verify_delegation_chain", "verify_checkpoint", "verify_checkpoint_inclusion", "verify_inclusion_proof_json",
     "verify_webhook_delivery", "verify_bundle", "BundleVerification", "BUNDLE_CHECKS", "BUNDLE_PARTS", "part_digest",
     "verify_ap2_presentation", "mandate_digest", "allowance_digest", "check_mandates",
+    "verify_payload_artefact", "verify_memory_record", "verify_memory_chain", "verify_compliance_report",
 ]
