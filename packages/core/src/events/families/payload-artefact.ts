@@ -50,6 +50,12 @@ const MANDATE: JsonSchema = nullable({
   pattern: `^ns:(mandate|allowance):${UUID}$`,
   description: 'the mandate or allowance the artefact names (received) or the decision was made under (verified)',
 });
+const FACTS_DIGEST: JsonSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  description:
+    'base64url SHA-256 of the RFC 8785 bytes of the artefact row\u2019s fixed facts (audit verify recomputes it)',
+};
 const DECISION_ID = id('decision', 'the decision the artefact is presented against (it may not exist: rejected)');
 
 export const PAYLOAD_ARTEFACT_EVENTS = [
@@ -93,6 +99,7 @@ export const PAYLOAD_ARTEFACT_EVENTS = [
         pattern: '^[A-Za-z0-9_-]{43}$',
         description: 'RFC 7638 thumbprint of the agent key that verified its signature; null when unsigned',
       }),
+      facts_digest: FACTS_DIGEST,
     }),
   }),
   defineEventType({
@@ -111,6 +118,7 @@ export const PAYLOAD_ARTEFACT_EVENTS = [
       policy_decision_id: DECISION_ID,
       mandate_id: MANDATE,
       reason: oneOf(PAYLOAD_ARTEFACT_REJECTIONS, 'the same as `reason_code`'),
+      facts_digest: FACTS_DIGEST,
     }),
   }),
   defineEventType({

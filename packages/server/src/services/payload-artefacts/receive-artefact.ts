@@ -15,7 +15,7 @@
  * store only; the signature key is the agent's registered one only. Two instances verifying artefacts of one
  * decision at once: `verified_for` is unique, the loser's unit fails and is run again, then rejected.
  */
-import { AarError, fieldError, parseMintedId, tryDecodeBase64Url } from '@aar/core';
+import { AarError, canonicalJson, fieldError, parseMintedId, tryDecodeBase64Url } from '@aar/core';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
@@ -26,6 +26,7 @@ import { appendEvent } from '../events/append-event.ts';
 import { isUniqueViolation } from '../unique-violation.ts';
 import { checkAgentSignature, type AgentSignature, type SignatureVerdict } from './agent-statement.ts';
 import { artefactDocument, transitionsOf, type ArtefactDocument, type ArtefactRow } from './artefact-document.ts';
+import { factsDigest } from './artefact-facts.ts';
 import { mintArtefactId, parseMandateRef } from './artefact-ids.ts';
 import type { RejectionReason } from './artefact-reasons.ts';
 import { currentOutcome, loadDecisionBinding, type DecisionBinding } from './decision-binding.ts';
@@ -124,8 +125,24 @@ async function writeArtefact(
     },
   });
   const verified = reason === null && binding !== undefined;
-  const thumbprint = verified && verdict?.ok ? verdict.thumbprint : null;
-  const mandateId = verified ? binding.mandate_id : namedMandate;
+  const reservation = binding?.reservation ?? null;
+  // the row's fixed facts; its instants are the events' occurred_at, known once they are written
+  const facts = {
+    payload_artefact_id: artefactId,
+    kind: input.kind,
+    digest: input.digest,
+    agent_signature: input.signature === undefined ? null : canonicalJson(input.signature),
+    agent_key_thumbprint: verified && verdict?.ok ? verdict.thumbprint : null,
+    policy_decision_id: decisionId,
+    mandate_id: verified ? binding.mandate_id : namedMandate,
+    actor_entity_id: binding?.actor_entity_id ?? null,
+    principal_entity_id: binding?.principal_entity_id ?? null,
+    basket_hash: binding?.basket_hash ?? null,
+    amount_minor: reservation?.amount.minor ?? null,
+    currency: reservation?.amount.currency ?? null,
+    reason,
+    verified_for: verified ? decisionId : null,
+  };
   const decided = await appendEvent(trx, ctx, {
     event_type: verified ? 'ns.payload_artefact.verified' : 'ns.payload_artefact.rejected',
     actor_entity_id: actor,
@@ -139,38 +156,26 @@ async function writeArtefact(
           digest: input.digest,
           policy_decision_id: decisionId,
           agent_entity_id: binding.actor_entity_id,
-          mandate_id: mandateId,
+          mandate_id: facts.mandate_id,
           basket_hash: binding.basket_hash,
-          agent_key_thumbprint: thumbprint,
+          agent_key_thumbprint: facts.agent_key_thumbprint,
+          facts_digest: factsDigest(facts),
         }
       : {
           payload_artefact_id: artefactId,
           kind: input.kind,
           digest: input.digest,
           policy_decision_id: decisionId,
-          mandate_id: mandateId,
+          mandate_id: facts.mandate_id,
           reason,
+          facts_digest: factsDigest(facts),
         },
   });
-  const reservation = binding?.reservation ?? null;
   return trx
     .insertInto('payload_artefacts')
     .values({
-      payload_artefact_id: artefactId,
-      kind: input.kind,
-      digest: input.digest,
-      agent_signature: input.signature === undefined ? null : JSON.stringify(input.signature),
-      agent_key_thumbprint: thumbprint,
-      policy_decision_id: decisionId,
-      mandate_id: mandateId,
-      actor_entity_id: binding?.actor_entity_id ?? null,
-      principal_entity_id: binding?.principal_entity_id ?? null,
-      basket_hash: binding?.basket_hash ?? null,
-      amount_minor: reservation?.amount.minor ?? null,
-      currency: reservation?.amount.currency ?? null,
+      ...facts,
       state: verified ? 'verified' : 'rejected',
-      reason,
-      verified_for: verified ? decisionId : null,
       outcome: null,
       received_at: received.occurred_at,
       decided_at: decided.occurred_at,
