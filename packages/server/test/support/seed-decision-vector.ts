@@ -9,10 +9,11 @@
  * so a vector whose budget_spent is below its spent_today, or above it under a budget whose period starts today, has
  * no database state (it throws here and is in the HTTP walk's SKIP list).
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
 import {
   budgetPeriodStart,
   cardTokenId,
+  signDocument,
   tryParseCardTokenRef,
   tryParseEntityId,
   type DecisionSnapshot,
@@ -128,6 +129,7 @@ export async function seedDecisionVector(rt: TestRuntime, base: string, vector: 
 
   await insertVectorGrants(rt.ctx, grants, nowIso);
   await insertMandateRows(rt, grants, nowIso);
+  await attestAgentMetadata(admin, snapshot, privateKey, nowIso);
 
   for (const e of entities.values()) {
     if (e.state === 'suspended') await admin('POST', `/v1/entities/${e.entity_id}/suspend`);
@@ -317,4 +319,32 @@ function uncoveringGrant(actor: string, principal: string, action: PurchaseActio
     depth: 0,
     signature_valid: true,
   };
+}
+
+/**
+ * The agent's metadata attestation the snapshot holds (aar-decide/1.5.0), signed with the agent's key and accepted
+ * through POST /v1/entities/{id}/metadata-attestations as an agent platform would send it. The snapshot the server
+ * then loads has the vector's fields with this run's digest, id and key (recorded-differences.ts compares the fields).
+ */
+async function attestAgentMetadata(
+  admin: ApiCall,
+  snapshot: DecisionSnapshot,
+  agentKey: KeyObject,
+  nowIso: string,
+): Promise<void> {
+  const attested = snapshot.agent_metadata;
+  if (!attested || !snapshot.actor) return;
+  const agent = snapshot.actor.entity_id;
+  const doc = await signDocument(
+    {
+      schema_version: 'ns.agent_metadata_attestation.v1',
+      agent_entity_id: agent,
+      model: attested.model,
+      software_version: attested.software_version,
+      operator: attested.operator,
+      issued_at: nowIso,
+    },
+    { keyId: agent, sign: async (m) => new Uint8Array(nodeSign(null, m, agentKey)) },
+  );
+  await admin('POST', `/v1/entities/${agent}/metadata-attestations`, doc);
 }
