@@ -33,6 +33,7 @@ export function authorizeBodyOf(request: DecisionRequest, mandate?: { mandate_id
     ...(request.policy_decision_id !== undefined ? { policy_decision_id: request.policy_decision_id } : {}),
     ...(request.context !== undefined ? { context: request.context } : {}),
     ...(mandate !== undefined ? { mandate } : {}),
+    ...(request.agent_metadata !== undefined ? { agent_metadata: request.agent_metadata } : {}),
   };
 }
 
