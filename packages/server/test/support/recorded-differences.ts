@@ -2,6 +2,7 @@
  * Where the decision the server recorded (GET /v1/decisions/{id}) read other facts than the vector gave decide.
  * Compared after normalising only what the server may legitimately spell or establish differently:
  * - ids in their canonical form (`ns:human:alice` is `ns:entity:person:alice`), timestamps as instants;
+ * - the attested agent metadata (aar-decide/1.5.0) by its fields: its id, digest and key are the seeding run's;
  * - payload facts after the first failing one: the server stops establishing them (an unsigned request has no
  *   `created`, a broken or stale signature registers no nonce), and decide never reads them.
  */
@@ -56,6 +57,16 @@ function comparableSnapshot(snapshot: DecisionSnapshot, nowSeconds: number): unk
       ? { alternatives: snapshot.alternatives.map((chain) => chain.map(comparableGrant)) }
       : {}),
     approval: snapshot.approval && { ...snapshot.approval, expires_at: instant(snapshot.approval.expires_at) },
+    // aar-decide/1.5.0: the attested fields; the attestation's id, digest and agent key are the run's own
+    ...(snapshot.agent_metadata
+      ? {
+          agent_metadata: {
+            model: snapshot.agent_metadata.model,
+            software_version: snapshot.agent_metadata.software_version,
+            operator: snapshot.agent_metadata.operator,
+          },
+        }
+      : {}),
   };
 }
 
