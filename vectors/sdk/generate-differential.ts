@@ -65,6 +65,11 @@ const mandate = (): Json =>
       }
     : pick(ODD_VALUES);
 
+// aar-decide/1.5.0 (issue 30): agent metadata values
+const MODELS = ['gpt-shop-7', 'gpt-shop-8', '', 'GPT-SHOP-7', 'x'.repeat(120)];
+const VERSIONS = ['shopper/2.4.1', 'shopper/2.5.0'];
+const OPERATORS = ['Example Agents GmbH', 'Someone Else Ltd'];
+
 const money = (): Json =>
   chance(0.85) ? { minor: int(0, 150000), currency: pick(CURRENCIES.slice(0, 4)) } : pick(ODD_VALUES);
 const instant = (): string =>
@@ -149,7 +154,7 @@ function mutateGrant(grant: Json, chain: Json[]): void {
 function mutate(input: Json): void {
   const { request, snapshot } = input;
   const grants: Json[] = Array.isArray(snapshot.grants) ? snapshot.grants : [];
-  switch (int(0, 15)) {
+  switch (int(0, 16)) {
     case 0: {
       const key = pick(['required', 'present', 'signature_valid', 'nonce_fresh']);
       if (snapshot.payload) snapshot.payload[key] = chance(0.7) ? chance(0.5) : pick(ODD_VALUES);
@@ -230,6 +235,27 @@ function mutate(input: Json): void {
         alternatives.push(chance(0.9) ? copy : pick(ODD_VALUES));
       }
       snapshot.alternatives = alternatives;
+      break;
+    }
+    case 15: {
+      // aar-decide/1.5.0 (issue 30): presented and attested agent metadata, equal, different, malformed or absent
+      const field = (): Json => (chance(0.9) ? pick(MODELS) : pick(ODD_VALUES));
+      const metadata = (): Json =>
+        chance(0.9) ? { model: field(), software_version: pick(VERSIONS), operator: pick(OPERATORS) } : pick(ODD_VALUES);
+      if (chance(0.7)) {
+        const attested = metadata();
+        snapshot.agent_metadata =
+          attested && typeof attested === 'object' && !Array.isArray(attested)
+            ? { attestation_id: 'ns:agent_metadata:01963a4f-0c00-7c00-8a00-000000000003', digest: 'sha-256:' + 'A'.repeat(43), ...attested, public_key_jwk: { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) } }
+            : attested;
+      }
+      if (chance(0.8)) {
+        const attested = snapshot.agent_metadata;
+        request.agent_metadata =
+          chance(0.5) && attested && typeof attested === 'object' && !Array.isArray(attested)
+            ? { model: attested.model, software_version: attested.software_version, operator: attested.operator }
+            : metadata();
+      }
       break;
     }
     default:
