@@ -5,7 +5,8 @@ snapshot or decision map with a policy set (aar-decide/1.3.0) adds `policy_set` 
 `policy_signature_invalid`, `policy_digest_mismatch`): each rule pack verifies against the trusted keys and is the one
 the signed decision map names. A snapshot whose grants carry a `mandate` binding, or a pack with a `mandates` member
 (issue 29), adds `mandates` before replay (`malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
-`mandate_signature_invalid`): see mandates.py.
+`mandate_signature_invalid`): see mandates.py. A snapshot, pack or actor node carrying agent metadata (issue 30,
+aar-decide/1.5.0) adds `agent_metadata` after it (see agent_metadata.py).
 
 Inputs are only the pack and the trusted keys (never a key the pack names). Replay runs this SDK's own port of
 `decide` on the recorded request, snapshot and now, and compares decision, reason, obligations and stop conditions.
@@ -23,6 +24,7 @@ from .decide import decide
 from .decide.js import get, strict_eq
 from .jcs import canonical_bytes, canonical_json, parse_json
 from .jwks import TrustedKeys
+from .agent_metadata import check_agent_metadata
 from .mandates import check_mandates
 from .merkle import MalformedDocument, leaf_hash, parse_checkpoint, parse_inclusion_proof, verify_inclusion_proof_json
 from .rules.digest import policy_document_digest
@@ -174,6 +176,10 @@ def _verify(pack: Any, trusted: TrustedKeys, origin: str | None) -> EvidenceResu
     mandates = guarded(lambda: check_mandates(pack))
     if mandates is not None:
         record("mandates", mandates)
+    # issue 30: the agent's signed metadata attestation the snapshot names (agent_metadata.py)
+    metadata = guarded(lambda: check_agent_metadata(pack))
+    if metadata is not None:
+        record("agent_metadata", metadata)
     replay = None
     request, snapshot, now = fld("request"), fld("snapshot"), fld("now")
     if isinstance(request, dict) and isinstance(snapshot, dict) and isinstance(now, str):

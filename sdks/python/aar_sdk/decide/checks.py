@@ -140,6 +140,9 @@ def check_entities(ctx: Context) -> Verdict:
         return fail("actor_inactive", f"actor type {quote(get(actor, 'type'))} is not an agent")
     if get(actor, "state") != "active":
         return fail("actor_inactive", f"actor is {quote(get(actor, 'state'))}")
+    metadata = check_agent_metadata(request, snapshot)
+    if metadata is not None:
+        return metadata
 
     instrument_id = get(request, "instrument_id")
     if instrument_id is UNDEFINED:
@@ -156,6 +159,28 @@ def check_entities(ctx: Context) -> Verdict:
     if not same_entity(get(instrument, "principal_entity_id"), get(request, "principal_entity_id")):
         return fail("instrument_not_bound", "card token belongs to another principal")
     return passed("principal, actor and card token active")
+
+
+_METADATA_FIELDS = ("model", "software_version", "operator")
+
+
+def check_agent_metadata(request: Any, snapshot: Any) -> Verdict | None:
+    """aar-decide/1.5.0 (core's decide/checks/agent-metadata.ts): the agent metadata a request presents must be the
+    attested one (`snapshot.agent_metadata`); None when not presented or equal."""
+    if not (isinstance(request, dict) and "agent_metadata" in request):
+        return None
+    presented = request["agent_metadata"]
+    if not is_record(presented) or not all(isinstance(get(presented, f), str) for f in _METADATA_FIELDS):
+        return fail("agent_metadata_mismatch", "presented agent metadata is malformed")
+    attested = get(snapshot, "agent_metadata")
+    if not is_record(attested):
+        return fail("agent_metadata_mismatch", "agent metadata presented but none attested")
+    for f in _METADATA_FIELDS:
+        if not isinstance(get(attested, f), str):
+            return fail("agent_metadata_mismatch", "attested agent metadata is malformed")
+        if presented[f] != attested[f]:
+            return fail("agent_metadata_mismatch", f"agent metadata {f} {quote(presented[f])} is not the attested one")
+    return None
 
 
 # Step 3 ---------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Port of core's `decide(request, snapshot, now)` (packages/core/src/decide/decide.ts, aar-decide/1.4.0): a pure,
+"""Port of core's `decide(request, snapshot, now)` (packages/core/src/decide/decide.ts, aar-decide/1.5.0): a pure,
 deterministic function of its inputs, used here for offline replay of evidence packs. It never raises: a malformed
 input fails the check that reads it, and a check that raises fails with that check's fail-closed reason. A snapshot
 with a `policy_set` adds its rule packs after checks 1-7 (rule_packs.py); without one the answer is 1.2.0's.

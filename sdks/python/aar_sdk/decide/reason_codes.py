@@ -12,6 +12,8 @@ REASON_CODES: dict[str, tuple[str, str]] = {
     "actor_inactive": ("deny", "entities"),
     "instrument_inactive": ("deny", "entities"),
     "instrument_not_bound": ("deny", "entities"),
+    # aar-decide/1.5.0: the request's agent metadata is not the attested one (right after the actor)
+    "agent_metadata_mismatch": ("deny", "entities"),
     "authority_not_found": ("deny", "authority"),
     "capability_not_granted": ("deny", "authority"),
     "authority_revoked": ("deny", "chain"),
