@@ -187,6 +187,10 @@ func checkEntities(c *checkContext) verdict {
 	if s := get(actor, "state"); !strictEqual(s, "active") {
 		return fail("actor_inactive", "actor is "+quote(s))
 	}
+	// aar-decide/1.5.0: the agent metadata the request presents against the attested one (agent_metadata.go)
+	if v := checkAgentMetadata(c); v != nil {
+		return *v
+	}
 	if isUndefined(c.req("instrument_id")) {
 		if c.moneyMoving() {
 			return fail("instrument_inactive", "instrument required for "+quote(c.req("action")))

@@ -1,7 +1,7 @@
 package aar
 
 // EngineVersion is the version of core's decide this port follows.
-const EngineVersion = "aar-decide/1.4.0"
+const EngineVersion = "aar-decide/1.5.0"
 
 // Decisions.
 const (
@@ -29,6 +29,7 @@ var ReasonCodes = map[string]ReasonCodeInfo{
 	"actor_inactive":                    {DecisionDeny, "entities"},
 	"instrument_inactive":               {DecisionDeny, "entities"},
 	"instrument_not_bound":              {DecisionDeny, "entities"},
+	"agent_metadata_mismatch":           {DecisionDeny, "entities"},
 	"authority_not_found":               {DecisionDeny, "authority"},
 	"capability_not_granted":            {DecisionDeny, "authority"},
 	"authority_revoked":                 {DecisionDeny, "chain"},

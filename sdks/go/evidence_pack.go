@@ -15,10 +15,11 @@ import (
 // `mandates`, runs between `policy_set` and `replay` only when the snapshot's grants carry a `mandate` binding or the
 // pack a `mandates` member (issue 29; failures `malformed_mandates`, `mandate_missing`, `mandate_digest_mismatch`,
 // `mandate_signature_invalid`: mandate_evidence.go). The list names every check, as core's EVIDENCE_CHECKS does;
-// a pack records the conditional ones only when they apply.
+// a pack records the conditional ones only when they apply. `agent_metadata` (issue 30) runs after `mandates` when the
+// snapshot, the pack or the map's actor node carries agent metadata (agent_metadata.go).
 var EvidenceChecks = []string{
 	"pack_signature", "decision_map_signature", "bindings", "audit_entry", "record_digest", "inclusion_proof",
-	"checkpoint", "policy_set", "mandates", "replay",
+	"checkpoint", "policy_set", "mandates", "agent_metadata", "replay",
 }
 
 // EvidenceCheck is one check's outcome with its stable failure code.
@@ -114,6 +115,10 @@ func VerifyEvidencePack(ctx context.Context, pack any, keys KeySource, opts Veri
 	// issue 29: the mandates the snapshot's grants were made from, and their signatures.
 	if failure, applies := CheckMandates(value); applies {
 		record("mandates", failure)
+	}
+	// issue 30: the agent's signed metadata attestation the snapshot names (agent_metadata.go).
+	if failure, applies := CheckAgentMetadata(ctx, value); applies {
+		record("agent_metadata", failure)
 	}
 	if nowText, ok := now.(string); ok && isRecord(request) && isRecord(snapshot) {
 		replay := ReplayDecisionJSON(request, snapshot, nowText, field("decision"), field("engine_version"))
