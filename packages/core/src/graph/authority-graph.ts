@@ -38,6 +38,10 @@ export function buildAuthorityGraph(rows: GraphRows): AuthorityGraph {
     const parent = grants.get(grant.parent_grant_id);
     if (parent) delegators.add(parent.actor_entity_id);
   }
+  for (const id of rows.grants_with_children ?? []) {
+    const grant = grants.get(id);
+    if (grant) delegators.add(grant.actor_entity_id);
+  }
   for (const list of children.values()) list.sort(byGrantId);
   return {
     grants,

@@ -69,6 +69,11 @@ export interface GraphRows {
   mandates: readonly GraphMandate[];
   merchants: readonly GraphMerchant[];
   spent_today: Readonly<Record<string, MinorMoney>>;
+  /**
+   * grants known to have at least one child even when the children are not among `grants` (a page of leaves): their
+   * actors delegated further, so they are intermediaries. Optional: without it only the loaded children count.
+   */
+  grants_with_children?: readonly string[];
 }
 
 /** Why a path cannot be used now: decide's reason code for the first failing fact (CONTRACT section 3 order). */

@@ -1,0 +1,164 @@
+/**
+ * Loads the rows a graph query reads, by index only, never the whole store: the page of grants the query chose, then
+ * their missing ancestors by id (primary key, one statement per level), and the entities, card tokens, mandates,
+ * merchants and today's spend counters those grants name (each by key, `in` lists in chunks). Spend comes from
+ * `spend_counters(grant_id, day)`, the very rows authorize reserves against (commit-decision.ts), for the UTC day of
+ * `now`. Grant states are effective states (grant-rows.ts: a cascade's revocation row counts).
+ */
+import { type GraphGrant, type GraphRows, type MinorMoney, MAX_GRAPH_CHAIN } from '@aar/core';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../store/index.ts';
+import { toDecideScope } from '../authorize/to-decide-scope.ts';
+import { effectiveGrantRow, selectGrants, type GrantRow } from '../grants/grant-rows.ts';
+import type { StoredScope } from '../grants/grant-scope.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Bound parameters per statement: well under SQLite's and PostgreSQL's limits. */
+const CHUNK = 500;
+
+export type LoadedGrant = GrantRow;
+
+/** Grant rows (effective state) by a query over `grants` the caller narrows by an index; keeps the query's order. */
+export function grantQuery(db: Db) {
+  return selectGrants(db);
+}
+
+export function effective(rows: (GrantRow & { cascade_revoked_at: string | null })[]): GrantRow[] {
+  return rows.map(effectiveGrantRow);
+}
+
+/** The grant rows of these ids (any order), effective states. */
+export async function grantsById(db: Db, ids: readonly string[]): Promise<GrantRow[]> {
+  const out: GrantRow[] = [];
+  for (const part of chunks(ids)) {
+    out.push(...effective(await selectGrants(db).where('grants.grant_id', 'in', part).execute()));
+  }
+  return out;
+}
+
+/**
+ * Everything the graph functions need around `seeds`: their ancestors, entities, card tokens, mandates, merchants
+ * and spend counters of `day`.
+ */
+export async function loadGraphRows(db: Db, seeds: readonly GrantRow[], day: string): Promise<GraphRows> {
+  const grants = new Map<string, GrantRow>();
+  for (const row of seeds) grants.set(row.grant_id, row);
+  for (let level = 0; level < MAX_GRAPH_CHAIN; level++) {
+    const missing = new Set<string>();
+    for (const row of grants.values()) {
+      if (row.parent_grant_id !== null && !grants.has(row.parent_grant_id)) missing.add(row.parent_grant_id);
+    }
+    if (missing.size === 0) break;
+    const found = await grantsById(db, [...missing]);
+    if (found.length === 0) break; // dangling links: the path reads `delegation_invalid`
+    for (const row of found) grants.set(row.grant_id, row);
+  }
+  const rows = [...grants.values()];
+  const graphGrants = rows.map(toGraphGrant);
+  const entityIds = new Set<string>();
+  const tokenIds = new Set<string>();
+  const merchantIds = new Set<string>();
+  for (const g of graphGrants) {
+    entityIds.add(g.principal_entity_id);
+    entityIds.add(g.actor_entity_id);
+    tokenIds.add(g.card_token_id);
+    for (const m of g.scope.allowed_merchants ?? []) merchantIds.add(m);
+  }
+  const mandated = graphGrants.filter((g) => g.mandate_id !== null).map((g) => g.grant_id);
+  const ids = rows.map((r) => r.grant_id);
+  // one statement after another: inside a write unit they share one connection
+  const entities = await inChunks([...entityIds], (part) =>
+    db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', 'in', part).execute(),
+  );
+  const cardTokens = await inChunks([...tokenIds], (part) =>
+    db
+      .selectFrom('card_tokens')
+      .select(['card_token_id', 'principal_entity_id', 'state'])
+      .where('card_token_id', 'in', part)
+      .execute(),
+  );
+  const mandates = await inChunks(mandated, (part) =>
+    db
+      .selectFrom('mandates')
+      .select(['mandate_id', 'grant_id', 'format', 'single_use', 'used_by', 'expires_at'])
+      .where('grant_id', 'in', part)
+      .execute(),
+  );
+  const merchants = await inChunks([...merchantIds], (part) =>
+    db
+      .selectFrom('merchants')
+      .select(['merchant_id', 'category', 'jurisdiction', 'state'])
+      .where('merchant_id', 'in', part)
+      .execute(),
+  );
+  const spent = await inChunks(ids, (part) =>
+    db
+      .selectFrom('spend_counters')
+      .select(['grant_id', 'currency', 'reserved_minor'])
+      .where('day', '=', day)
+      .where('grant_id', 'in', part)
+      .execute(),
+  );
+  // which grants delegated further (grants_parent index): their actors are intermediaries, children loaded or not
+  const withChildren = await inChunks(ids, (part) =>
+    db.selectFrom('grants').select('parent_grant_id').distinct().where('parent_grant_id', 'in', part).execute(),
+  );
+  const spentToday: Record<string, MinorMoney> = {};
+  for (const row of spent) spentToday[row.grant_id] = { minor: Number(row.reserved_minor), currency: row.currency };
+  return {
+    grants: graphGrants,
+    entities,
+    card_tokens: cardTokens,
+    mandates: mandates.map((m) => ({
+      mandate_id: m.mandate_id,
+      grant_id: m.grant_id,
+      format: m.format as 'ap2' | 'acp',
+      single_use: Number(m.single_use) === 1,
+      used: m.used_by !== null,
+      expires_at: m.expires_at,
+    })),
+    merchants,
+    spent_today: spentToday,
+    grants_with_children: withChildren.map((row) => row.parent_grant_id!),
+  };
+}
+
+/** The store's grant row in the graph's terms: decide-form scope, `ns:card_token:<id>`. */
+export function toGraphGrant(row: GrantRow): GraphGrant {
+  return {
+    grant_id: row.grant_id,
+    parent_grant_id: row.parent_grant_id,
+    root_grant_id: row.root_grant_id,
+    depth: row.depth,
+    principal_entity_id: row.principal_entity_id,
+    actor_entity_id: row.actor_entity_id,
+    capability_id: row.capability_id,
+    card_token_id: cardTokenOf(row.resource_id),
+    state: row.state,
+    scope: toDecideScope(JSON.parse(row.scope) as StoredScope),
+    mandate_id: row.mandate_id ?? null,
+  };
+}
+
+/** `ns:credential:card-token:<id>` (the grant's resource) as `ns:card_token:<id>`. */
+export function cardTokenOf(resourceId: string): string {
+  return resourceId.replace(/^ns:credential:card-token:/, 'ns:card_token:');
+}
+
+/** `ns:card_token:<id>` as the grant's resource id. */
+export function resourceOf(cardTokenId: string): string {
+  return cardTokenId.replace(/^ns:card_token:/, 'ns:credential:card-token:');
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+async function inChunks<T, R>(items: readonly T[], read: (part: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (const part of chunks(items)) out.push(...(await read(part)));
+  return out;
+}
