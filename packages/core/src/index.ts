@@ -22,4 +22,5 @@ export * from './marketplace/index.ts';
 export * from './rules/index.ts';
 export * from './mandates/index.ts';
 export * from './agent-metadata/index.ts';
+export * from './reports/index.ts';
 export * from './graph/index.ts';
