@@ -37,7 +37,7 @@ export function GraphPage() {
         <form
           class="card search-form"
           role="search"
-          aria-label="Choose a principal"
+          aria-label="Whose authority graph"
           onSubmit={(e) => {
             e.preventDefault();
             filter.apply();
@@ -104,19 +104,26 @@ function PrincipalGraph({ principal }: { principal: string }) {
 }
 
 function Summary({ tree }: { tree: PrincipalTree }) {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const checkpoint =
+    tree.as_of === undefined
+      ? ''
+      : `, as of the audit checkpoint of ${formatTime(tree.as_of)}${
+          tree.checkpointSize === undefined
+            ? ''
+            : ` (${plural(tree.checkpointSize, 'entry').replace(/entrys$/, 'entries')})`
+        }`;
   return (
     <p class="muted" data-testid="graph-summary">
-      {tree.grantCount} grant{tree.grantCount === 1 ? '' : 's'} to {tree.agentCount} agent
-      {tree.agentCount === 1 ? '' : 's'}
-      {tree.as_of ? `, as of ${formatTime(tree.as_of)}` : ''}
+      {`${plural(tree.grantCount, 'grant')} to ${plural(tree.agentCount, 'agent')} on this page${checkpoint}.`}
       {tree.graph_id ? (
         <>
           {' '}
-          (<code>{tree.graph_id}</code>)
+          Signed graph <code>{tree.graph_id}</code>.
         </>
       ) : null}
-      .
-      {tree.truncated || tree.next_cursor ? ' The service cut this answer at its bounds: not every link is drawn.' : ''}
+      {tree.truncated ? ' Delegations deeper than the depth bound are left out.' : ''}
+      {tree.next_cursor ? ' More grants follow on the next page.' : ''}
     </p>
   );
 }
@@ -172,8 +179,8 @@ function LinkNode({ link }: { link: GraphLink }) {
             </>
           )}
         </dl>
+        <AgentCapabilities agentId={link.to} />
         <div class="actions">
-          <AgentCapabilities agentId={link.to} />
           <a href={`${href('grants')}?agent=${encodeURIComponent(link.to)}`}>Grants of {agent}</a>
         </div>
       </article>

@@ -22,8 +22,8 @@ import {
   type FrameworkCoverage,
   type ReportRow,
   type ReportView,
+  wordsFor,
 } from '../parts/report-model.ts';
-import { StateBadge } from '../parts/state-badge.tsx';
 import { href } from '../router.ts';
 import { useSession } from '../session.tsx';
 import { useApi, type Loaded } from '../use-api.ts';
@@ -302,11 +302,13 @@ function FrameworkControls({ coverage, reportId }: { coverage: FrameworkCoverage
         {coverage.framework}: {coverage.controls.length} control{coverage.controls.length === 1 ? '' : 's'}
         {coverage.rule_pack ? ` (${coverage.rule_pack})` : ''}
       </summary>
-      <ul class="check-list">
+      <ul class="control-list">
         {coverage.controls.map((c) => (
-          <li key={c.control_id}>
-            <StateBadge state={c.status} />
-            <code>{c.control_id}</code>
+          <li key={c.control_id} data-control={c.control_id}>
+            <span class="control-head">
+              <ControlStatus status={c.status} />
+              <code>{c.control_id}</code>
+            </span>
             <span>
               {c.title}
               {c.reason ? <span class="muted"> {c.reason}</span> : null}
@@ -323,6 +325,19 @@ function FrameworkControls({ coverage, reportId }: { coverage: FrameworkCoverage
       <OscalDownload reportId={reportId} framework={coverage.framework} />
     </details>
   );
+}
+
+const STATUS_TONE: Record<string, string> = {
+  satisfied: 'allow',
+  partially_satisfied: 'approval',
+  not_satisfied: 'deny',
+  gap: 'deny',
+  not_applicable: 'neutral',
+};
+
+/** A control's status in words and a tone (colour never the only carrier: the words are there). */
+function ControlStatus({ status }: { status: string }) {
+  return <span class={`badge badge-${STATUS_TONE[status] ?? 'neutral'}`}>{wordsFor(status).toLowerCase()}</span>;
 }
 
 /** The union of the frameworks' statuses, in the order of the first framework's: one column each. */
