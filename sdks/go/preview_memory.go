@@ -57,7 +57,7 @@ func memoryShape(d map[string]any) *checkFailure {
 	if !strictEqual(get(d, "form"), "tombstone") {
 		days, _ := d["retention_days"].(float64)
 		return requireFields(append(common,
-			"/grant_id", isNsID(d["grant_id"], "grant"),
+			"/grant_id", isNsID(d["grant_id"], "authority:grant"),
 			"/retention_days", isCount(d["retention_days"]) && days > 0,
 			"/content_digest", isPreviewDigest(d["content_digest"]),
 			"/content_bytes", isCount(d["content_bytes"]),

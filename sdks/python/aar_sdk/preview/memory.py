@@ -76,7 +76,7 @@ def _shape(d: dict) -> None:
     ]
     if d.get("form") != "tombstone":
         require(common + [
-            ("/grant_id", is_ns_id(d.get("grant_id"), "grant")),
+            ("/grant_id", is_ns_id(d.get("grant_id"), "authority:grant")),
             ("/retention_days", is_count(d.get("retention_days")) and d["retention_days"] > 0),
             ("/content_digest", _is_digest(d.get("content_digest"))),
             ("/content_bytes", is_count(d.get("content_bytes"))),

@@ -4,3 +4,6 @@ export * from './verify-payload-artefact.ts';
 export * from './verify-memory-record.ts';
 export * from './verify-memory-chain.ts';
 export * from './verify-compliance-report.ts';
+export * from './verify-search-result.ts';
+export * from './verify-authority-graph.ts';
+export * from './verify-data-flow-graph.ts';

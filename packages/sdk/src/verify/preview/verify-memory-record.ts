@@ -66,7 +66,7 @@ const shape: DocumentCheck = (d) => {
   if (!isTombstone(d)) {
     return requireFields([
       ...common,
-      ['/grant_id', isNsId(d.grant_id, 'grant')],
+      ['/grant_id', isNsId(d.grant_id, 'authority:grant')],
       ['/retention_days', isCount(d.retention_days) && d.retention_days > 0],
       ['/content_digest', typeof d.content_digest === 'string' && DIGEST.test(d.content_digest)],
       ['/content_bytes', isCount(d.content_bytes)],
