@@ -121,6 +121,14 @@ export function figures(value: unknown, skip: readonly string[] = []): Figure[] 
 }
 
 const OUTCOME_ORDER = ['allow_with_constraints', 'require_approval', 'deny'];
+const EXECUTION_ORDER = ['none', 'reserved', 'executed', 'failed', 'refunded'];
+const APPROVAL_ORDER = ['pending', 'approved', 'consumed', 'rejected', 'expired'];
+
+/** Figures in a fixed order of their keys (the signed JSON's members are in canonical, alphabetical order). */
+function ordered(list: Figure[], order: readonly string[]): Figure[] {
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  return [...list].sort((a, b) => rank(a.key) - rank(b.key));
+}
 
 function readAmounts(value: unknown): AmountRow[] {
   if (!Array.isArray(value)) return [];
@@ -164,8 +172,7 @@ function readCoverage(value: unknown): FrameworkCoverage[] {
   return value.flatMap((row) => {
     if (!isRecord(row) || !str(row.framework)) return [];
     const packs = isRecord(row.evidence_packs) ? row.evidence_packs : {};
-    const figuresOf = figures(row.summary);
-    figuresOf.sort((a, b) => STATUS_ORDER.indexOf(a.key) - STATUS_ORDER.indexOf(b.key));
+    const figuresOf = ordered(figures(row.summary), STATUS_ORDER);
     return [
       {
         framework: row.framework as string,
@@ -184,8 +191,7 @@ export function readReport(answer: unknown): ReportView {
   const r = isRecord(answer) ? answer : {};
   const period = isRecord(r.period) ? r.period : {};
   const decisions = isRecord(r.decisions) ? r.decisions : {};
-  const outcomes = figures(decisions.by_decision);
-  outcomes.sort((a, b) => OUTCOME_ORDER.indexOf(a.key) - OUTCOME_ORDER.indexOf(b.key));
+  const outcomes = ordered(figures(decisions.by_decision), OUTCOME_ORDER);
   const approvals = isRecord(r.approvals) ? r.approvals : {};
   const denials = isRecord(r.denials) ? r.denials : {};
   return {
@@ -197,14 +203,14 @@ export function readReport(answer: unknown): ReportView {
     generated_at: str(r.generated_at),
     decisionsTotal: isCount(decisions.total) ? decisions.total : undefined,
     outcomes,
-    executions: figures(decisions.by_outcome),
+    executions: ordered(figures(decisions.by_outcome), EXECUTION_ORDER),
     allowedAmounts: readAmounts(decisions.allowed_amounts),
     executedAmounts: readAmounts(decisions.executed_amounts),
     denialsTotal: isCount(denials.total) ? denials.total : undefined,
     denials: readDenials(r.denials),
     approvals: [
       ...(isCount(approvals.total) ? [{ key: 'total', label: 'Asked in the period', count: approvals.total }] : []),
-      ...figures(approvals.by_status),
+      ...ordered(figures(approvals.by_status), APPROVAL_ORDER),
     ],
     revocations: figures(r.revocations),
     coverage: readCoverage(r.coverage),
