@@ -10,6 +10,10 @@ import { LISTING_GUARDS } from '../../src/store/migrations/0014-connectors-and-l
 import { ACCESS_DECISIONS_GUARD } from '../../src/store/migrations/0021-access-decisions.ts';
 import { POLICY_GUARDS } from '../../src/store/migrations/0017-policy-content.ts';
 import { MANDATE_GUARDS } from '../../src/store/migrations/0023-mandates.ts';
+import { PAYLOAD_ARTEFACT_GUARDS } from '../../src/store/migrations/0025-payload-artefacts.ts';
+import { MEMORY_GUARDS } from '../../src/store/migrations/0026-memory-records.ts';
+import { REPORT_GUARDS } from '../../src/store/migrations/0028-reports.ts';
+import { AGENT_METADATA_GUARDS } from '../../src/store/migrations/0029-agent-metadata.ts';
 import {
   ATTESTATIONS_GUARD,
   AUDIT_GUARDED,
@@ -34,6 +38,10 @@ const GUARDS: readonly GuardedTable[] = [
   ...LISTING_GUARDS,
   ...POLICY_GUARDS,
   ...MANDATE_GUARDS,
+  ...PAYLOAD_ARTEFACT_GUARDS,
+  ...MEMORY_GUARDS,
+  ...REPORT_GUARDS,
+  ...AGENT_METADATA_GUARDS,
   ACCESS_DECISIONS_GUARD,
   POLICY_SET_TEXTS_GUARD,
 ];

@@ -29,6 +29,7 @@ import * as memoryRecords from './0026-memory-records.ts';
 import * as searchResults from './0027-search-results.ts';
 import * as reports from './0028-reports.ts';
 import * as agentMetadata from './0029-agent-metadata.ts';
+import * as graphIndexes from './0030-graph-indexes.ts';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
@@ -68,6 +69,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, DialectMigration]> = [
   ['0027-search-results', searchResults],
   ['0028-reports', reports],
   ['0029-agent-metadata', agentMetadata],
+  ['0030-graph-indexes', graphIndexes],
 ];
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
