@@ -3,6 +3,8 @@ import { buildApp } from '../app.ts';
 import { loggerOptions } from '../http/observability.ts';
 import { openRuntime } from '../runtime.ts';
 import { startSweeping } from '../services/maintenance/sweep-expired.ts';
+import { startMemoryRetentionWorker } from '../workers/memory-retention-worker.ts';
+import { startReportWorker } from '../workers/report-worker.ts';
 import { WebhookWorker } from '../workers/webhook-worker.ts';
 import { configFrom, withConfigOptions, type ConfigFlags } from './config-options.ts';
 import { serveUntilStopped } from './serve-until-stopped.ts';
@@ -39,8 +41,24 @@ export function registerServeCommand(program: Command): void {
             onError: (error, endpointId) => app.log.error({ err: error, endpoint_id: endpointId }, 'webhook worker'),
           });
           void worker.start().catch((error: unknown) => app.log.error({ err: error }, 'webhook worker did not start'));
+          // opt-in capabilities (AAR_OPT_IN): scheduled reports, and memory content purged when its retention ends
+          const stopReports = config.optIn.has('reports')
+            ? startReportWorker(ctx, {
+                onGenerated: (r) =>
+                  app.log.info({ report_id: r.report_id, schedule_id: r.schedule_id }, 'report generated'),
+                onError: (error) => app.log.error({ err: error }, 'report worker'),
+              })
+            : undefined;
+          const stopMemory = config.optIn.has('memory')
+            ? startMemoryRetentionWorker(ctx, {
+                onPurged: (ids) => app.log.info({ purged: ids.length }, 'memory retention purge'),
+                onError: (error) => app.log.error({ err: error }, 'memory retention worker'),
+              })
+            : undefined;
           return async () => {
             stopSweeping();
+            await stopReports?.();
+            await stopMemory?.();
             await worker.stop();
           };
         },

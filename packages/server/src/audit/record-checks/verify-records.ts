@@ -27,6 +27,7 @@ import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
 import { checkMandates } from './check-mandates.ts';
+import { checkPayloadArtefacts } from './check-payload-artefacts.ts';
 import { checkMerchants } from './check-merchants.ts';
 import { checkPolicyContent } from './check-policy-content.ts';
 import { checkRevocations } from './check-revocations.ts';
@@ -77,5 +78,7 @@ export async function verifyRecords(
   await checkAccessDecisions(db, findings, jwks, pageSize);
   // AP2 mandates, ACP allowances, their issuers and the grants bound to them (every run, all rows)
   await checkMandates(db, findings, pageSize);
+  // payload artefacts: each row against its received / verified|rejected / executed events (every run, all rows)
+  await checkPayloadArtefacts(db, findings, pageSize);
   return findings;
 }
