@@ -160,7 +160,7 @@ describe.runIf(browserAvailable)('console preview pages in Chromium', () => {
     await expect(radius.locator('dd[data-cut="card_tokens"]').textContent()).resolves.toBe('tok-1');
     await checkPageAtBothWidths(page, 'console-grants-blast-radius');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
-    await expect(confirm.count()).resolves.toBe(0);
+    await expect.poll(() => confirm.count()).toBe(0);
     // nothing was revoked: both grants read active, and shopper-1 may still buy
     for (const id of [plannerGrant, shopperGrant]) {
       expect((await w.must('GET', `/v1/grants/${encodeURIComponent(id)}`)).state).toBe('active');
@@ -273,6 +273,8 @@ describe.runIf(browserAvailable)('console preview pages in Chromium', () => {
     // a schedule from the form; nothing more often than hourly is offered
     await nav('Reports');
     const every = page.getByLabel('Every');
+    // the forms are drawn once the list has loaded
+    await every.waitFor();
     expect(await every.locator('option').evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value))).toEqual([
       'hour',
       'day',
