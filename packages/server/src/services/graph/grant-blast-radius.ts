@@ -8,10 +8,9 @@ import { AarError, blastRadius, buildAuthorityGraph, type BlastGrant, type Blast
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { encodeCursor } from '../../routes/pagination.ts';
-import type { GrantRow } from '../grants/grant-rows.ts';
 import { assertGraphAccess } from './graph-access.ts';
 import type { GraphBounds } from './graph-bounds.ts';
-import { effective, grantQuery, loadGraphRows } from './graph-rows.ts';
+import { effective, grantQuery, loadGraphRows, type GraphGrantRow } from './graph-rows.ts';
 
 /** Summary lists (agents, card tokens, mandates) hold at most this many entries; `counts` are always exact. */
 const SUMMARY_LIMIT = 1000;
@@ -65,7 +64,7 @@ export async function grantBlastRadius(
 }
 
 /** The grant and its descendants up to `levels` levels below it. */
-async function loadSubtree(ctx: AppContext, start: GrantRow, levels: number): Promise<GrantRow[]> {
+async function loadSubtree(ctx: AppContext, start: GraphGrantRow, levels: number): Promise<GraphGrantRow[]> {
   const db = ctx.store.db;
   if (start.parent_grant_id === null) {
     return effective(
@@ -75,10 +74,10 @@ async function loadSubtree(ctx: AppContext, start: GrantRow, levels: number): Pr
         .execute(),
     );
   }
-  const out: GrantRow[] = [start];
+  const out: GraphGrantRow[] = [start];
   let frontier = [start.grant_id];
   for (let level = 1; level <= levels && frontier.length > 0; level++) {
-    const next: GrantRow[] = [];
+    const next: GraphGrantRow[] = [];
     for (let i = 0; i < frontier.length; i += 500) {
       next.push(
         ...effective(

@@ -9,7 +9,7 @@ import { type GraphGrant, type GraphRows, type MinorMoney, MAX_GRAPH_CHAIN } fro
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/index.ts';
 import { toDecideScope } from '../authorize/to-decide-scope.ts';
-import { effectiveGrantRow, selectGrants, type GrantRow } from '../grants/grant-rows.ts';
+import { effectiveGrantRow, type GrantRow } from '../grants/grant-rows.ts';
 import type { StoredScope } from '../grants/grant-scope.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -17,22 +17,64 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Bound parameters per statement: well under SQLite's and PostgreSQL's limits. */
 const CHUNK = 500;
 
-export type LoadedGrant = GrantRow;
+/** The columns a graph reads: never the link `document` (the widest column), which no query needs. */
+const GRAPH_COLUMNS = [
+  'grants.seq',
+  'grants.grant_id',
+  'grants.parent_grant_id',
+  'grants.root_grant_id',
+  'grants.depth',
+  'grants.principal_entity_id',
+  'grants.actor_entity_id',
+  'grants.capability_id',
+  'grants.resource_id',
+  'grants.scope',
+  'grants.state',
+  'grants.mandate_id',
+  'grants.revoked_at',
+  'grants.updated_at',
+] as const;
 
-/** Grant rows (effective state) by a query over `grants` the caller narrows by an index; keeps the query's order. */
+export type GraphGrantRow = Pick<
+  GrantRow,
+  | 'seq'
+  | 'grant_id'
+  | 'parent_grant_id'
+  | 'root_grant_id'
+  | 'depth'
+  | 'principal_entity_id'
+  | 'actor_entity_id'
+  | 'capability_id'
+  | 'resource_id'
+  | 'scope'
+  | 'state'
+  | 'mandate_id'
+  | 'revoked_at'
+  | 'updated_at'
+>;
+
+/**
+ * Grant rows, left-joined with their revocation as every reader must (grant-rows.ts), narrowed by the caller through
+ * an index; `effective` each row before use.
+ */
 export function grantQuery(db: Db) {
-  return selectGrants(db);
+  return db
+    .selectFrom('grants')
+    .leftJoin('grant_revocations', 'grant_revocations.grant_id', 'grants.grant_id')
+    .select(GRAPH_COLUMNS)
+    .select(['grant_revocations.revoked_at as cascade_revoked_at']);
 }
 
-export function effective(rows: (GrantRow & { cascade_revoked_at: string | null })[]): GrantRow[] {
-  return rows.map(effectiveGrantRow);
+/** Each row with its effective state (grant-rows.ts effectiveGrantRow: a cascade's revocation row counts). */
+export function effective(rows: (GraphGrantRow & { cascade_revoked_at: string | null })[]): GraphGrantRow[] {
+  return rows.map((row) => effectiveGrantRow(row as GrantRow & { cascade_revoked_at: string | null }));
 }
 
 /** The grant rows of these ids (any order), effective states. */
-export async function grantsById(db: Db, ids: readonly string[]): Promise<GrantRow[]> {
-  const out: GrantRow[] = [];
+export async function grantsById(db: Db, ids: readonly string[]): Promise<GraphGrantRow[]> {
+  const out: GraphGrantRow[] = [];
   for (const part of chunks(ids)) {
-    out.push(...effective(await selectGrants(db).where('grants.grant_id', 'in', part).execute()));
+    out.push(...effective(await grantQuery(db).where('grants.grant_id', 'in', part).execute()));
   }
   return out;
 }
@@ -41,8 +83,8 @@ export async function grantsById(db: Db, ids: readonly string[]): Promise<GrantR
  * Everything the graph functions need around `seeds`: their ancestors, entities, card tokens, mandates, merchants
  * and spend counters of `day`.
  */
-export async function loadGraphRows(db: Db, seeds: readonly GrantRow[], day: string): Promise<GraphRows> {
-  const grants = new Map<string, GrantRow>();
+export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day: string): Promise<GraphRows> {
+  const grants = new Map<string, GraphGrantRow>();
   for (const row of seeds) grants.set(row.grant_id, row);
   for (let level = 0; level < MAX_GRAPH_CHAIN; level++) {
     const missing = new Set<string>();
@@ -125,7 +167,7 @@ export async function loadGraphRows(db: Db, seeds: readonly GrantRow[], day: str
 }
 
 /** The store's grant row in the graph's terms: decide-form scope, `ns:card_token:<id>`. */
-export function toGraphGrant(row: GrantRow): GraphGrant {
+export function toGraphGrant(row: GraphGrantRow): GraphGrant {
   return {
     grant_id: row.grant_id,
     parent_grant_id: row.parent_grant_id,
