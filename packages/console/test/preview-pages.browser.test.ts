@@ -169,7 +169,7 @@ describe.runIf(browserAvailable)('console preview pages in Chromium', () => {
     expect(next.body).toMatchObject({ decision: 'allow_with_constraints' });
   });
 
-  it('grants: a principal sees the blast radius of its own grant before revoking', async () => {
+  it('a principal: the blast radius of its own grant before revoking, and its own graph', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(service.base, w.aliceToken);
     await nav('Grants');
@@ -182,6 +182,12 @@ describe.runIf(browserAvailable)('console preview pages in Chromium', () => {
       .toContain('Revoking it would cut 3 grants, 0 mandates, the authority of 3 agents');
     await page.getByRole('button', { name: 'Cancel' }).click();
     expect((await w.must('GET', `/v1/grants/${encodeURIComponent(w.root.grant_id)}`)).state).toBe('active');
+    // a principal's graph is its own: no principal to name, its tree drawn at once
+    await nav('Authority graph');
+    await page.getByRole('list', { name: 'Delegation graph' }).waitFor();
+    await expect(page.getByLabel('Principal').count()).resolves.toBe(0);
+    await expect(page.getByTestId('graph-principal').textContent()).resolves.toContain(ALICE);
+    await expect(limit('planner', 'shopper-1', 'max_purchase_now')).resolves.toBe('40.00 EUR');
     await page.getByRole('button', { name: 'Sign out' }).click();
   });
 
