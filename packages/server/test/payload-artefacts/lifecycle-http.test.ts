@@ -107,9 +107,11 @@ describe.each(dialects)('payload artefacts over HTTP on %s', (dialect) => {
   });
 
   it('binds an artefact to the ACP allowance its decision was made under (mandate_id), and no other', async () => {
+    // the allowance hangs below a grant of a platform agent of its own (not shopper-1: its purchases stay as they are)
+    await w.must('POST', '/v1/entities', { type: 'agent', id: 'platform-1', display_name: 'Platform' });
     const parent = await w.must('POST', '/v1/grants', {
       principal_entity_id: 'ns:entity:person:alice',
-      actor_entity_id: AGENT,
+      actor_entity_id: 'ns:entity:agent:platform-1',
       capability_id: 'ns:capability:payment_action:card_purchase',
       resource_id: 'ns:credential:card-token:tok-1',
       scope: {
