@@ -145,13 +145,15 @@ function LinkNode({ link }: { link: GraphLink }) {
         {link.parentMissing && (
           <p class="muted">Delegated from a grant on another page of this graph: drawn at the top here.</p>
         )}
-        <dl class="facts" aria-label={`Effective limits from ${shortId(link.from)} to ${agent}`}>
+        <dl class="facts graph-limits" aria-label={`Effective limits from ${shortId(link.from)} to ${agent}`}>
           {link.limits.map((line) => (
             <Fragment key={line.key}>
               <dt>{line.label}</dt>
               <dd data-limit={line.key}>{line.value}</dd>
             </Fragment>
           ))}
+        </dl>
+        <dl class="facts" aria-label={`What the link from ${shortId(link.from)} to ${agent} is bound to`}>
           {link.card_tokens.length > 0 && (
             <>
               <dt>Card token</dt>
