@@ -19,6 +19,8 @@ const dialects = await testDialects();
 const ALICE = 'ns:entity:person:alice';
 const BOB = 'ns:entity:person:bob';
 const AGENT = 'ns:entity:agent:shopper-1';
+/** a catalogue connector that subscribes to `ns.purchase_authority.denied` and verifies shared-secret signatures */
+const SIEM = 'ns:connector:compliance:syslog-cef-forwarder';
 
 interface Flow {
   recipient_kind: string;
@@ -34,6 +36,8 @@ describe.each(dialects)('the data-flow graph on %s', (dialect) => {
   let rt: OptInRuntime;
   let world: Awaited<ReturnType<typeof buildPurchaseWorld>>;
   let receiver: WebhookReceiver;
+  let siemReceiver: WebhookReceiver;
+  let siemEndpointId: string;
   let worker: WebhookWorker;
   let endpointId: string;
   let jwks: Jwks;
@@ -54,6 +58,14 @@ describe.each(dialects)('the data-flow graph on %s', (dialect) => {
     });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     endpointId = endpoint.body.endpoint_id;
+    siemReceiver = await startReceiver();
+    const siem = await rt.call('POST', '/v1/webhook-endpoints', {
+      url: siemReceiver.url,
+      profile: 'shared_secret',
+      connector_id: SIEM,
+    });
+    expect(siem.status, JSON.stringify(siem.body)).toBe(201);
+    siemEndpointId = siem.body.endpoint_id;
     worker = new WebhookWorker(rt.ctx, { pollMs: 100 });
     await worker.start();
 
@@ -105,25 +117,31 @@ describe.each(dialects)('the data-flow graph on %s', (dialect) => {
   afterAll(async () => {
     await worker?.stop();
     await receiver?.close();
+    await siemReceiver?.close();
     await rt?.close();
   });
 
-  /** The settle of a delivery is recorded just after the receiver answers: wait until the graph shows it. */
-  async function settledGraph(principal: string, token: string, minWebhookEvents: number) {
+  /** The settle of a delivery is recorded just after the receiver answers: wait until the graph shows `ready`. */
+  async function settledGraph(principal: string, token: string, ready: (flows: Flow[]) => boolean) {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const res = await graph(principal, token);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const delivered = (res.body.flows as Flow[])
-        .filter((f) => f.channel === 'webhook')
-        .reduce((n, f) => n + f.count, 0);
-      if (delivered >= minWebhookEvents || Date.now() > deadline) return res.body;
+      if (ready(res.body.flows as Flow[]) || Date.now() > deadline) return res.body;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  const delivered = (flows: Flow[], id: string, dataClass: string) =>
+    flows.find((f) => f.recipient_id === id && f.data_class === dataClass)?.count ?? 0;
 
   it("shows alice's agent and webhook endpoint with her data classes, signed and schema-valid", async () => {
-    const doc = await settledGraph(ALICE, alice, 2);
+    const doc = await settledGraph(
+      ALICE,
+      alice,
+      (f) =>
+        delivered(f, endpointId, 'events:purchase_authority') >= 2 &&
+        delivered(f, SIEM, 'events:purchase_authority') >= 1,
+    );
     expectSchemaValid(doc);
     expect((await verifyDocument(doc, jwks)).valid).toBe(true);
     expect(doc.principal_entity_id).toBe(ALICE);
@@ -146,16 +164,26 @@ describe.each(dialects)('the data-flow graph on %s', (dialect) => {
         },
       ]),
     );
+    // the endpoint bound to a connector shows as the connector, naming its endpoint
+    expect(of('connector', SIEM, 'events:purchase_authority')).toMatchObject({ channel: 'webhook', count: 1 });
+    expect(doc.recipients).toContainEqual({
+      kind: 'connector',
+      id: SIEM,
+      endpoints: [{ endpoint_id: siemEndpointId, url_origin: new URL(siemReceiver.url).origin }],
+    });
+    expect(flows.some((f) => f.recipient_id === siemEndpointId)).toBe(false);
     // nothing of the memory content, and no URL path, is in the graph
     expect(JSON.stringify(doc)).not.toContain('afternoon');
     expect(JSON.stringify(doc)).not.toContain('/hook');
   });
 
   it("bob's graph holds bob's flows only", async () => {
-    const doc = await settledGraph(BOB, bob, 1);
+    const doc = await settledGraph(BOB, bob, (f) => delivered(f, endpointId, 'events:purchase_authority') >= 1);
     const flows = doc.flows as Flow[];
     expect(flows.find((f) => f.data_class === 'decisions')).toMatchObject({ recipient_id: AGENT, count: 1 });
-    expect(flows.find((f) => f.channel === 'webhook')).toMatchObject({ recipient_id: endpointId, count: 1 });
+    expect(flows.filter((f) => f.data_class === 'events:purchase_authority')).toEqual([
+      expect.objectContaining({ recipient_id: endpointId, count: 1 }),
+    ]);
     expect(flows.some((f) => f.data_class.startsWith('memory_records'))).toBe(false);
     // the auditor reads the same
     const byAuditor = await graph(BOB, auditor);
