@@ -263,3 +263,23 @@ describe('signed search results without the capability', () => {
     expect(read.body.code).toBe('capability_not_enabled');
   });
 });
+
+describe('memory records through search on a deployment without the memory capability', () => {
+  let rt: OptInRuntime;
+  beforeAll(async () => {
+    rt = await startOptInRuntime(['search']);
+  }, 120_000);
+  afterAll(async () => rt?.close());
+
+  it('is 403 capability_not_enabled for the memory kind, while the other kinds are searched', async () => {
+    const token = await mintToken(rt.call, { role: 'runtime', scopes: ['search.read'] });
+    const memory = await rt.call('POST', '/v1/search', { kinds: ['listings', 'memory_records'] }, token);
+    expect(memory.status).toBe(403);
+    expect(memory.body.code).toBe('capability_not_enabled');
+    const listings = await rt.call('POST', '/v1/search', { kinds: ['listings'] }, token);
+    expect(listings.status).toBe(201);
+    expect(listings.body.search_result.counts[0]).toMatchObject({ kind: 'listings' });
+    const stored = await rt.ctx.store.db.selectFrom('search_results').select('search_result_id').execute();
+    expect(stored.map((r) => r.search_result_id)).toEqual([listings.body.search_result.search_result_id]);
+  });
+});
