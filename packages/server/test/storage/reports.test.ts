@@ -13,11 +13,14 @@ import addFormatsModule from 'ajv-formats';
 import { canonicalJson, verifyDocument, type Jwks } from '@aar/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSharedJson } from '../../../../vectors/lib/shared-vectors.ts';
+import { checkReports } from '../../src/audit/record-checks/check-reports.ts';
+import { RecordFindings } from '../../src/audit/record-checks/record-findings.ts';
 import { generateDueReports } from '../../src/services/reports/scheduled-reports.ts';
 import { startReportWorker } from '../../src/workers/report-worker.ts';
 import { WebhookWorker } from '../../src/workers/webhook-worker.ts';
 import { testDialects } from '../support/dialects.ts';
 import { mintToken, startOptInRuntime, type OptInRuntime } from '../support/opt-in.ts';
+import { bypassingGuards } from '../support/bypassing-guards.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
 import { expectSchemaValid } from '../support/schema-validation.ts';
 import { SteppingClock } from '../support/stepping-clock.ts';
@@ -437,6 +440,76 @@ describe.each(dialects)('compliance reports on %s', (dialect) => {
     const verified = await rt.call('GET', '/v1/audit/verify');
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     expect(verified.body.valid, JSON.stringify(verified.body)).toBe(true);
+  });
+
+  it('the record check holds reports and schedules to their signatures and chained events', async () => {
+    const db = rt.ctx.store.db;
+    const check = async () => {
+      const findings = new RecordFindings(0);
+      await checkReports(db, findings, jwks, 2);
+      return findings.first;
+    };
+    expect(await check()).toBeUndefined();
+    const edits: Array<[string, (d: typeof db) => Promise<unknown>, string, string]> = [
+      [
+        'a report\u2019s digest',
+        (d) =>
+          d.updateTable('compliance_reports').set({ digest: 'sha-256:x' }).where('report_id', '=', reportId).execute(),
+        'compliance_reports',
+        'digest',
+      ],
+      [
+        'a report\u2019s period',
+        (d) =>
+          d
+            .updateTable('compliance_reports')
+            .set({ period_end: new Date(hourStart + 2 * HOUR).toISOString() })
+            .where('report_id', '=', reportId)
+            .execute(),
+        'compliance_reports',
+        'period_end',
+      ],
+      [
+        'a schedule\u2019s cursor moved back',
+        (d) =>
+          d
+            .updateTable('report_schedules')
+            .set({ next_start: new Date(hourStart).toISOString() })
+            .where('schedule_id', '=', scheduleId)
+            .execute(),
+        'report_schedules',
+        'next_start',
+      ],
+      [
+        'a schedule undeleted',
+        (d) =>
+          d.updateTable('report_schedules').set({ deleted_at: null }).where('schedule_id', '=', scheduleId).execute(),
+        'report_schedules',
+        'deleted_at',
+      ],
+    ];
+    for (const [what, edit, table, detail] of edits) {
+      const before = await db
+        .selectFrom(table as 'compliance_reports')
+        .selectAll()
+        .execute();
+      await bypassingGuards(db, dialect, async (d) => void (await edit(d)));
+      const found = await check();
+      expect(found, what).toMatchObject({ record: { table }, detail });
+      // put it back as it was
+      await bypassingGuards(db, dialect, async (d) => {
+        for (const row of before as Array<Record<string, unknown>>) {
+          const key = table === 'compliance_reports' ? 'report_id' : 'schedule_id';
+          const { seq: _seq, ...rest } = row;
+          await d
+            .updateTable(table as 'compliance_reports')
+            .set(rest as never)
+            .where(key as 'report_id', '=', row[key] as string)
+            .execute();
+        }
+      });
+      expect(await check(), `${what}, restored`).toBeUndefined();
+    }
   });
 
   it('the database refuses to change or delete a stored report', async () => {

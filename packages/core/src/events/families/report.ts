@@ -35,6 +35,7 @@ export const REPORT_EVENTS = [
     data_schema: closedObject({
       schedule_id: scheduleId('the schedule'),
       every: EVERY,
+      anchor: nullable({ ...TIMESTAMP, description: 'interval schedules: the instant periods run from' }),
       frameworks: FRAMEWORKS,
       first_period_start: { ...TIMESTAMP, description: 'the start of the first period it reports on' },
     }),

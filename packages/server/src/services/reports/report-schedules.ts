@@ -103,7 +103,6 @@ export async function createSchedule(
     throw fieldError('invalid_request', '/starts_at', 'may be at most 366 days ahead');
   }
   const { anchor, period } = firstPeriod(every, now, startsAt);
-  const nowIso = now.toISOString();
   const row = {
     schedule_id: reportScheduleId(ctx.newUuid()),
     every: input.every,
@@ -113,19 +112,30 @@ export async function createSchedule(
     next_start: period.start.toISOString(),
     next_end: period.end.toISOString(),
     created_by: credential?.token_id ?? 'system',
-    created_at: nowIso,
+    created_at: now.toISOString(),
     deleted_at: null,
   };
   return ctx.writer.run(async (trx) => {
-    await appendEvent(trx, ctx, {
+    // the event first: the row's created_at is the event's occurred_at (audit verify compares them)
+    const scheduled = await appendEvent(trx, ctx, {
       event_type: 'ns.report.scheduled',
       actor_entity_id: actorOf(credential),
       principal_entity_id: null,
       subject_ref: row.schedule_id,
       reason_code: 'report_scheduled',
-      data: { schedule_id: row.schedule_id, every: row.every, frameworks, first_period_start: row.next_start },
+      data: {
+        schedule_id: row.schedule_id,
+        every: row.every,
+        anchor: row.anchor,
+        frameworks,
+        first_period_start: row.next_start,
+      },
     });
-    const stored = await trx.insertInto('report_schedules').values(row).returningAll().executeTakeFirstOrThrow();
+    const stored = await trx
+      .insertInto('report_schedules')
+      .values({ ...row, created_at: scheduled.occurred_at })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     return scheduleView(stored);
   });
 }
@@ -174,7 +184,7 @@ export async function deleteSchedule(
       .where('schedule_id', '=', id)
       .executeTakeFirstOrThrow();
     if (current.deleted_at !== null) return scheduleView(current);
-    await appendEvent(trx, ctx, {
+    const deleted = await appendEvent(trx, ctx, {
       event_type: 'ns.report.schedule_deleted',
       actor_entity_id: actorOf(credential),
       principal_entity_id: null,
@@ -184,7 +194,7 @@ export async function deleteSchedule(
     });
     const updated = await trx
       .updateTable('report_schedules')
-      .set({ deleted_at: ctx.clock.now().toISOString() })
+      .set({ deleted_at: deleted.occurred_at })
       .where('schedule_id', '=', id)
       .where('deleted_at', 'is', null)
       .returningAll()
