@@ -1,13 +1,12 @@
 /**
  * `DELETE /v1/memory/records/{id}` (CONTRACT section 22): the principal erases a record. In one write-queue unit:
  * the content row is deleted, a signed tombstone is appended to the principal's chain (tombstone-chain.ts), the record
- * moves to `erased`, and `ns.memory.erased` with its audit entry (committing to the tombstone) is written.
+ * moves to `erased`, and `ns.memory.erased` with its audit entry (its envelope names the tombstone's digest) is written.
  * Who: the principal the record belongs to (another principal's record is 404, as a missing one), or an admin.
  * Erasing an ended record answers it as it is (idempotent): its tombstone stays the only one.
  */
 import { AarError } from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
-import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { actorOf } from '../actor-of.ts';
 import { appendEvent } from '../events/append-event.ts';
@@ -49,7 +48,6 @@ export async function eraseMemoryRecord(
       subject_ref: id,
       reason_code: 'memory_erased',
       data: tombstoneEventData(row, tombstone),
-      audit_record_digest: digestOfCanonical(tombstone.text),
     });
     const ended = await trx
       .selectFrom('memory_records')

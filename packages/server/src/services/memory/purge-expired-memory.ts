@@ -8,7 +8,6 @@
  * the record is simply picked up again next time.
  */
 import type { AppContext } from '../../app-context.ts';
-import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import { appendEvent } from '../events/append-event.ts';
 import { appendTombstone } from './tombstone-chain.ts';
 import { tombstoneEventData } from './tombstone-event.ts';
@@ -44,7 +43,6 @@ export async function purgeExpiredMemory(ctx: AppContext, limit = PURGE_BATCH): 
         subject_ref: id,
         reason_code: 'memory_retention_expired',
         data: tombstoneEventData(row, tombstone),
-        audit_record_digest: digestOfCanonical(tombstone.text),
       });
       return true;
     });

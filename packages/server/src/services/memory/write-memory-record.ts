@@ -5,14 +5,14 @@
  * 2. the agent's RFC 9421 signature over this request (agent-signature.ts), unless AAR_REQUIRE_SIGNED_REQUESTS is off;
  * 3. in ONE write-queue unit: the grant exists, is active (not revoked, its `valid_until` not past) and is held by
  *    this agent (422 `reference_invalid` naming `/grant_id` otherwise); principal and agent are active; the nonce is
- *    new; then the signed record, its content row, `ns.memory.written` and its audit entry (committing to the signed
- *    record, never to the content: erasure must not leave content in the audit log).
+ *    new; then the signed record, its content row, `ns.memory.written` and its audit entry. The entry commits to the
+ *    event envelope, which names the record's digest (and so, transitively, the signed record) but never the content:
+ *    erasure must not leave content in the audit log.
  * The principal is the grant's: an agent cannot write into another principal's memory by naming it.
  */
 import { AarError, fieldError, parseEntityId, parseMintedId } from '@aar/core';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { digestOfCanonical } from '../../audit/audit-entry.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import type { MemoryClassification } from '../../store/schema-memory.ts';
 import { appendEvent } from '../events/append-event.ts';
@@ -114,7 +114,6 @@ export async function writeMemoryRecord(
         record_digest: signed.digest,
         retain_until: unsigned.retain_until,
       },
-      audit_record_digest: digestOfCanonical(signed.text),
     });
     const row = await trx
       .insertInto('memory_records')
