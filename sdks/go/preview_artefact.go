@@ -1,6 +1,6 @@
 // A payload artefact (`ns.payload_artefact.v1`, docs/artefacts.md "Offline verification"), offline: the same checks
-// and failure codes as the TypeScript SDK's verifyPayloadArtefact (shape, state, basket, transitions, and payload when
-// the caller passes the bytes it holds).
+// and failure codes as the TypeScript SDK's verifyPayloadArtefact (shape, state, basket, transitions, and payload and
+// agent_signature when the caller passes the bytes it holds and the agent key it trusts).
 
 package aar
 
@@ -153,10 +153,48 @@ func artefactTransitions(d map[string]any) *checkFailure {
 	return nil
 }
 
+// PayloadArtefactStatementSchema is the schema_version of the statement an agent signs for its artefact.
+const PayloadArtefactStatementSchema = "ns.payload_artefact_statement.v1"
+
 // PayloadArtefactOptions are the optional checks of VerifyPayloadArtefact.
 type PayloadArtefactOptions struct {
 	// Payload: the bytes the caller holds; their SHA-256 must be the artefact's digest (check `payload`).
 	Payload []byte
+	// AgentKey: the agent's public key the caller trusts; agent_signature must verify with it (check
+	// `agent_signature`), never with a key the artefact names.
+	AgentKey *JWK
+}
+
+// agentSignatureCheck verifies the agent's signature over { schema_version, kind, digest, policy_decision_id } with
+// the caller's agent key (under the kid the signature names only so that the lookup finds it), and the thumbprint the
+// service recorded.
+func agentSignatureCheck(ctx context.Context, artefact any, key JWK) PreviewCheck {
+	fail := func(failure, detail string) PreviewCheck {
+		return PreviewCheck{Check: "agent_signature", Failure: failure, Detail: detail}
+	}
+	signature, ok := get(artefact, "agent_signature").(map[string]any)
+	if !ok {
+		return fail("agent_signature_missing", "/agent_signature")
+	}
+	statement := map[string]any{
+		"schema_version": PayloadArtefactStatementSchema, "kind": get(artefact, "kind"), "digest": get(artefact, "digest"),
+		"policy_decision_id": get(artefact, "policy_decision_id"), "signature": signature,
+	}
+	for k, v := range statement {
+		if isUndefined(v) {
+			delete(statement, k)
+		}
+	}
+	key.Kid, _ = signature["key_id"].(string)
+	if r := VerifyDocument(ctx, statement, JWKS{Keys: []JWK{key}}); !r.Valid {
+		return fail("agent_signature_invalid", "/agent_signature ("+r.Failure+")")
+	}
+	thumbprint, err := key.Thumbprint()
+	recorded := get(artefact, "agent_key_thumbprint") // none on a rejected artefact
+	if err != nil || (recorded != nil && !strictEqual(recorded, thumbprint)) {
+		return fail("agent_signature_invalid", "/agent_key_thumbprint")
+	}
+	return PreviewCheck{Check: "agent_signature", Valid: true}
 }
 
 // VerifyPayloadArtefact verifies a signed ns.payload_artefact.v1 against the caller's keys and its own consistency.
@@ -177,6 +215,14 @@ func VerifyPayloadArtefact(ctx context.Context, artefact any, keys KeySource, op
 		if !strictEqual(get(value, "digest"), encodeBase64URL(sum[:])) {
 			check = PreviewCheck{Check: "payload", Failure: "payload_digest_mismatch", Detail: "/digest"}
 		}
+		result.Checks = append(result.Checks, check)
+		result.Valid = result.Valid && check.Valid
+	}
+	for _, o := range opts {
+		if o.AgentKey == nil {
+			continue
+		}
+		check := agentSignatureCheck(ctx, value, *o.AgentKey)
 		result.Checks = append(result.Checks, check)
 		result.Valid = result.Valid && check.Valid
 	}

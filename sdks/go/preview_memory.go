@@ -1,6 +1,7 @@
 // Memory records and tombstones (`ns.memory_record.v1`, docs/memory.md) and a principal's tombstone chain, offline:
 // the same checks and failure codes as the TypeScript SDK's verifyMemoryRecord and verifyMemoryChain.
-// - record form: shape, retention (retain_until = created_at + retention_days days), and content when the caller
+// - record form: shape, retention (retain_until = created_at + retention_days days), authorship (an rfc9421 write
+//   names the agent key's thumbprint and the signature's instant, a credential one neither), and content when the caller
 //   passes the content it was served with its salt (base64url SHA-256 of the RFC 8785 text of { content, salt } is
 //   content_digest; the content's RFC 8785 text is content_bytes long);
 // - tombstone form: shape, tombstone (no content member, sequence 1 exactly when there is no previous digest, not
@@ -85,6 +86,26 @@ func memoryRetention(d map[string]any) *checkFailure {
 	days := d["retention_days"].(float64)
 	if until.Sub(created) != time.Duration(days)*24*time.Hour {
 		return failCheck("retention_mismatch", "/retain_until")
+	}
+	return nil
+}
+
+// memoryAuthorship: an rfc9421 write names the agent key's thumbprint and the signature's instant, a credential one
+// neither.
+func memoryAuthorship(d map[string]any) *checkFailure {
+	a := d["authorship"]
+	method := get(a, "method")
+	if !strictEqual(method, "rfc9421") && !strictEqual(method, "credential") {
+		return failCheck("malformed_document", "/authorship/method")
+	}
+	if !isNsID(get(a, "token_id"), "token") {
+		return failCheck("malformed_document", "/authorship/token_id")
+	}
+	thumbprint, signedAt := get(a, "agent_key_thumbprint"), get(a, "signed_at")
+	signed := isPreviewDigest(thumbprint) && isPreviewTimestamp(signedAt)
+	unsigned := thumbprint == nil && signedAt == nil
+	if (strictEqual(method, "rfc9421") && !signed) || (strictEqual(method, "credential") && !unsigned) {
+		return failCheck("authorship_inconsistent", "/authorship")
 	}
 	return nil
 }
@@ -190,11 +211,11 @@ func VerifyMemoryRecord(ctx context.Context, doc any, keys KeySource, opts ...Me
 	if err != nil {
 		value = nil
 	}
-	second := documentCheck{"retention", memoryRetention}
+	checks := []documentCheck{{"shape", memoryShape}, {"retention", memoryRetention}, {"authorship", memoryAuthorship}}
 	if strictEqual(get(value, "form"), "tombstone") {
-		second = documentCheck{"tombstone", memoryTombstone}
+		checks = []documentCheck{{"shape", memoryShape}, {"tombstone", memoryTombstone}}
 	}
-	result := verifyPreviewDocument(ctx, value, keys, MemoryRecordSchema, []documentCheck{{"shape", memoryShape}, second})
+	result := verifyPreviewDocument(ctx, value, keys, MemoryRecordSchema, checks)
 	for _, o := range opts {
 		if c := memoryContentCheck(value, o); c != nil {
 			result.Checks = append(result.Checks, *c)

@@ -66,7 +66,18 @@ func judgePreview(kind string, input map[string]any, keys KeySource) (bool, []Pr
 	ctx := context.Background()
 	switch kind {
 	case "payload_artefact":
-		r := VerifyPayloadArtefact(ctx, input["document"], keys)
+		var o PayloadArtefactOptions
+		if p, ok := input["payload"].(string); ok {
+			o.Payload = []byte(p)
+		}
+		if k, ok := input["agent_key"].(map[string]any); ok {
+			raw, _ := json.Marshal(k)
+			o.AgentKey = &JWK{}
+			if err := json.Unmarshal(raw, o.AgentKey); err != nil {
+				panic(err)
+			}
+		}
+		r := VerifyPayloadArtefact(ctx, input["document"], keys, o)
 		return r.Valid, r.Checks
 	case "memory_record":
 		var o MemoryRecordOptions

@@ -71,10 +71,10 @@ const serviceSigner = createWebCryptoSigner(
   await globalThis.crypto.subtle.importKey('jwk', service.jwk, { name: 'Ed25519' }, false, ['sign']),
 );
 /** a key the JWKS does not hold, for the `unknown_key` variants */
-const stranger = keyFromSeed(0x71);
+const strangerKey = keyFromSeed(0x71);
 const strangerSigner = createWebCryptoSigner(
   'ns:key:not-in-the-jwks',
-  await globalThis.crypto.subtle.importKey('jwk', stranger.jwk, { name: 'Ed25519' }, false, ['sign']),
+  await globalThis.crypto.subtle.importKey('jwk', strangerKey.jwk, { name: 'Ed25519' }, false, ['sign']),
 );
 
 const clock = new MovingClock();
@@ -231,8 +231,13 @@ async function tamperedSet(
   }
 }
 
+function digestOf(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
 async function payloadArtefacts(w: Json, jwks: Jwks) {
-  const verify = (input: Json) => verifyPayloadArtefact(input.document, jwks);
+  const verify = (input: Json) =>
+    verifyPayloadArtefact(input.document, jwks, { payload: input.payload, agentKey: input.agent_key });
   const statement = async (fields: { kind: string; digest: string; policy_decision_id: string }) => {
     const key = await globalThis.crypto.subtle.importKey('jwk', w.privateJwk, { name: 'Ed25519' }, false, ['sign']);
     const signed = await signDocument(
@@ -265,7 +270,8 @@ async function payloadArtefacts(w: Json, jwks: Jwks) {
   const basketDigest = createHash('sha256').update(canonicalJson(basket), 'utf8').digest('base64url');
   const verified = await present('basket', basketDigest, await allowed(12, { basket }));
   if (verified.state !== 'verified') throw new Error(`basket artefact: ${JSON.stringify(verified)}`);
-  const verifiedInput = { document: verified };
+  const agentKey = { kty: w.privateJwk.kty, crv: w.privateJwk.crv, x: w.privateJwk.x };
+  const verifiedInput = { document: verified, payload: canonicalJson(basket), agent_key: agentKey };
   await keep(
     {
       file: 'artefact-verified.json',
@@ -321,13 +327,9 @@ async function payloadArtefacts(w: Json, jwks: Jwks) {
     resource: { merchant_id: 'casino-1', amount: 10, currency: 'EUR' },
   });
   if (denied.body.decision !== 'deny') throw new Error(`casino: ${JSON.stringify(denied.body)}`);
-  const rejected = await present(
-    'checkout',
-    createHash('sha256').update('checkout-1').digest('base64url'),
-    denied.body.policy_decision_id,
-  );
+  const rejected = await present('checkout', digestOf('checkout-1'), denied.body.policy_decision_id);
   if (rejected.state !== 'rejected') throw new Error(`rejected artefact: ${JSON.stringify(rejected)}`);
-  const rejectedInput = { document: rejected };
+  const rejectedInput = { document: rejected, payload: 'checkout-1', agent_key: agentKey };
   await keep(
     {
       file: 'artefact-rejected.json',
@@ -360,11 +362,7 @@ async function payloadArtefacts(w: Json, jwks: Jwks) {
   ]);
 
   // executed: a checkout, verified then executed (the reservation settled)
-  const checkout = await present(
-    'checkout',
-    createHash('sha256').update('checkout-2').digest('base64url'),
-    await allowed(8),
-  );
+  const checkout = await present('checkout', digestOf('checkout-2'), await allowed(8));
   const executed = await must(
     'POST',
     `/v1/payload-artefacts/${checkout.payload_artefact_id}/execute`,
@@ -372,7 +370,35 @@ async function payloadArtefacts(w: Json, jwks: Jwks) {
     runtime,
   );
   if (executed.state !== 'executed') throw new Error(`executed artefact: ${JSON.stringify(executed)}`);
-  const executedInput = { document: executed };
+  const executedInput = { document: executed, payload: 'checkout-2', agent_key: agentKey };
+  const stranger = { kty: 'OKP', crv: 'Ed25519', x: strangerKey.publicJwk.x };
+  for (const [name, desc, input, check, failure] of [
+    [
+      'other-payload',
+      'held beside other payload bytes',
+      { ...executedInput, payload: 'checkout-3' },
+      'payload',
+      'payload_digest_mismatch',
+    ],
+    [
+      'other-agent-key',
+      "checked with a key that is not the agent's",
+      { ...executedInput, agent_key: stranger },
+      'agent_signature',
+      'agent_signature_invalid',
+    ],
+  ] as const) {
+    await keep(
+      {
+        file: `artefact-executed-${name}.json`,
+        kind: 'payload_artefact',
+        desc: `an executed artefact ${desc}`,
+        input,
+        want: { valid: false, check, failure },
+      },
+      () => verify(input),
+    );
+  }
   await keep(
     {
       file: 'artefact-executed.json',
@@ -776,6 +802,24 @@ async function graphSearchAndFlow(jwks: Jwks) {
         check: 'edges',
         failure: 'edge_dangling',
       },
+      {
+        name: 'grant-without-depth',
+        desc: 'a grant node without its depth',
+        change: (d) => {
+          d.nodes.find((n: Json) => n.kind === 'grant').depth = null;
+        },
+        check: 'nodes',
+        failure: 'node_inconsistent',
+      },
+      {
+        name: 'checkpoint-root-changed',
+        desc: 'its checkpoint root changed (the outer document re-signed, the checkpoint not)',
+        change: (d) => {
+          d.checkpoint.root_hash = Buffer.alloc(32, 7).toString('base64');
+        },
+        check: 'checkpoint',
+        failure: 'signature_mismatch',
+      },
     ]);
   });
   await optional('search result', async () => {
@@ -803,7 +847,30 @@ async function graphSearchAndFlow(jwks: Jwks) {
         check: 'results',
         failure: 'digest_mismatch',
       },
+      {
+        name: 'request-changed',
+        desc: 'another request under the same request_digest',
+        change: (d) => {
+          d.request = { kinds: ['listings'] };
+        },
+        check: 'request',
+        failure: 'digest_mismatch',
+      },
     ]);
+    const otherItems = {
+      ...input,
+      items: answer.items.map((it: Json, k: number) => (k === 0 ? { ...it, item: { ...it.item, extra: 1 } } : it)),
+    };
+    await keep(
+      {
+        file: 'search-result-other-items.json',
+        kind: 'search_result',
+        desc: 'a search result held beside items it did not answer',
+        input: otherItems,
+        want: { valid: false, check: 'items', failure: 'items_mismatch' },
+      },
+      () => verify(otherItems),
+    );
   });
   await optional('data-flow graph', async () => {
     const token = await mintToken(rt.call, { role: 'auditor', scopes: ['reports.read'] });
@@ -820,7 +887,26 @@ async function graphSearchAndFlow(jwks: Jwks) {
       },
       () => verify(input),
     );
-    await tamperedSet('data-flow-graph', 'data_flow_graph', 'a data-flow graph', input, verify, []);
+    await tamperedSet('data-flow-graph', 'data_flow_graph', 'a data-flow graph', input, verify, [
+      {
+        name: 'flow-to-unlisted-recipient',
+        desc: 'a flow to a recipient it does not list',
+        change: (d) => {
+          d.flows[0].recipient_id = 'ns:entity:agent:nobody';
+        },
+        check: 'flows',
+        failure: 'flow_dangling',
+      },
+      {
+        name: 'flow-last-before-first',
+        desc: 'a flow last seen before it was first seen',
+        change: (d) => {
+          d.flows[0].last_at = '2000-01-01T00:00:00.000Z';
+        },
+        check: 'flows',
+        failure: 'flow_times_invalid',
+      },
+    ]);
   });
 }
 

@@ -18,7 +18,8 @@ FILES = sorted(p.name for p in PREVIEW.glob("*.json") if p.name != "jwks.json" a
 
 def judge(kind, given, trusted=JWKS):
     if kind == "payload_artefact":
-        return verify_payload_artefact(given["document"], trusted)
+        return verify_payload_artefact(given["document"], trusted, payload=given.get("payload"),
+                                       agent_key=given.get("agent_key"))
     if kind == "memory_record":
         return verify_memory_record(given["document"], trusted, content=given.get("content"),
                                     content_salt=given.get("content_salt"), record=given.get("record"))

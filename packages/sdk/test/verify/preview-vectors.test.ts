@@ -51,6 +51,12 @@ async function judge(kind: string, input: Json, keys: TrustedKeySource = jwks) {
       ...(input.record !== undefined ? { record: input.record } : {}),
     });
   }
+  if (kind === 'payload_artefact') {
+    return verifyPayloadArtefact(input.document, keys, {
+      ...(input.payload !== undefined ? { payload: input.payload } : {}),
+      ...(input.agent_key !== undefined ? { agentKey: input.agent_key } : {}),
+    });
+  }
   if (kind === 'search_result' && input.items !== undefined) {
     return verifySearchResult(input.document, keys, { items: input.items });
   }

@@ -1,6 +1,6 @@
 """A payload artefact (`ns.payload_artefact.v1`, docs/artefacts.md "Offline verification"), offline: the same checks
 and failure codes as the TypeScript SDK's verifyPayloadArtefact (`shape`, `state`, `basket`, `transitions`, and
-`payload` when the caller passes the bytes it holds)."""
+`payload` and `agent_signature` when the caller passes the bytes it holds and the agent key it trusts)."""
 from __future__ import annotations
 
 import hashlib
@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 from .._b64 import encode_b64url
-from ..jwks import TrustedKeys
+from ..jwks import TrustedKeys, jwk_thumbprint
+from ..signed_document import verify_document
 from ._frame import (
     CheckFailed,
     PreviewCheck,
@@ -22,6 +23,7 @@ from ._frame import (
 )
 
 PAYLOAD_ARTEFACT_SCHEMA = "ns.payload_artefact.v1"
+PAYLOAD_ARTEFACT_STATEMENT_SCHEMA = "ns.payload_artefact_statement.v1"
 
 _KINDS = {"checkout", "basket", "payment_instruction"}
 _STATES = {"verified", "rejected", "executed"}
@@ -122,16 +124,45 @@ def _transitions(d: dict) -> None:
         raise CheckFailed("transitions_invalid", "/executed_at")
 
 
-def verify_payload_artefact(artefact: Any, trusted: TrustedKeys, *, payload: bytes | str | None = None) -> PreviewVerification:
-    """`payload`: the bytes the caller holds; their SHA-256 must be the artefact's `digest` (check `payload`)."""
+def _agent_signature_check(artefact: Any, agent_key: Any) -> PreviewCheck:
+    """The agent's signature over `{ schema_version, kind, digest, policy_decision_id }` with the caller's agent key
+    (under the kid the signature names only so that the lookup finds it), and the thumbprint the service recorded."""
+    try:
+        signature = artefact.get("agent_signature") if isinstance(artefact, dict) else None
+        if not isinstance(signature, dict):
+            return PreviewCheck("agent_signature", False, "agent_signature_missing", "/agent_signature")
+        statement = {
+            "schema_version": PAYLOAD_ARTEFACT_STATEMENT_SCHEMA, "kind": artefact.get("kind"),
+            "digest": artefact.get("digest"), "policy_decision_id": artefact.get("policy_decision_id"),
+            "signature": signature,
+        }
+        key_id = signature.get("key_id") if isinstance(signature.get("key_id"), str) else ""
+        result = verify_document(statement, {"keys": [{**agent_key, "kid": key_id}]})
+        if not result.valid:
+            return PreviewCheck("agent_signature", False, "agent_signature_invalid", f"/agent_signature ({result.failure})")
+        recorded = artefact.get("agent_key_thumbprint")  # none on a rejected artefact
+        if recorded is not None and recorded != jwk_thumbprint(agent_key):
+            return PreviewCheck("agent_signature", False, "agent_signature_invalid", "/agent_key_thumbprint")
+        return PreviewCheck("agent_signature", True)
+    except Exception:  # noqa: BLE001
+        return PreviewCheck("agent_signature", False, "malformed_document")
+
+
+def verify_payload_artefact(
+    artefact: Any, trusted: TrustedKeys, *, payload: bytes | str | None = None, agent_key: Any = None
+) -> PreviewVerification:
+    """`payload`: the bytes the caller holds; their SHA-256 must be the artefact's `digest` (check `payload`).
+    `agent_key`: the agent's public JWK the caller trusts; `agent_signature` must verify with it (check
+    `agent_signature`), never with a key the artefact names."""
     result = verify_preview_document(artefact, trusted, PAYLOAD_ARTEFACT_SCHEMA, [
         ("shape", _shape), ("state", _state), ("basket", _basket), ("transitions", _transitions),
     ])
-    if payload is None:
-        return result
-    data = payload.encode("utf-8") if isinstance(payload, str) else payload
-    digest = encode_b64url(hashlib.sha256(data).digest())
-    ok = isinstance(artefact, dict) and artefact.get("digest") == digest
-    result.checks.append(PreviewCheck("payload", True) if ok else PreviewCheck("payload", False, "payload_digest_mismatch", "/digest"))
+    if payload is not None:
+        data = payload.encode("utf-8") if isinstance(payload, str) else payload
+        digest = encode_b64url(hashlib.sha256(data).digest())
+        ok = isinstance(artefact, dict) and artefact.get("digest") == digest
+        result.checks.append(PreviewCheck("payload", True) if ok else PreviewCheck("payload", False, "payload_digest_mismatch", "/digest"))
+    if agent_key is not None:
+        result.checks.append(_agent_signature_check(artefact, agent_key))
     result.valid = all(c.valid for c in result.checks)
     return result

@@ -1,7 +1,8 @@
 """Memory records and tombstones (`ns.memory_record.v1`, docs/memory.md) and a principal's tombstone chain, offline:
 the same checks and failure codes as the TypeScript SDK's verifyMemoryRecord and verifyMemoryChain.
 
-- record form: `shape`, `retention` (`retain_until` = `created_at` + `retention_days` days), and `content` when the
+- record form: `shape`, `retention` (`retain_until` = `created_at` + `retention_days` days), `authorship` (an
+  `rfc9421` write names the agent key's thumbprint and the signature's instant, a `credential` one neither), and `content` when the
   caller passes the content it was served with its salt (base64url SHA-256 of the RFC 8785 text of
   `{ content, salt }` is `content_digest`; the content's RFC 8785 text is `content_bytes` long);
 - tombstone form: `shape`, `tombstone` (no content member, `sequence` 1 exactly when there is no previous digest, not
@@ -102,6 +103,21 @@ def _retention(d: dict) -> None:
         raise CheckFailed("retention_mismatch", "/retain_until")
 
 
+def _authorship(d: dict) -> None:
+    a = d.get("authorship")
+    a = a if isinstance(a, dict) else {}
+    method = a.get("method")
+    if method not in ("rfc9421", "credential") or not isinstance(method, str):
+        raise CheckFailed("malformed_document", "/authorship/method")
+    if not is_ns_id(a.get("token_id"), "token"):
+        raise CheckFailed("malformed_document", "/authorship/token_id")
+    thumbprint, signed_at = a.get("agent_key_thumbprint", "absent"), a.get("signed_at", "absent")
+    signed = _is_digest(thumbprint) and is_timestamp(signed_at)
+    unsigned = thumbprint is None and signed_at is None
+    if not (signed if method == "rfc9421" else unsigned):
+        raise CheckFailed("authorship_inconsistent", "/authorship")
+
+
 def _tombstone(d: dict) -> None:
     for name in _CONTENT_MEMBERS:
         if name in d:
@@ -157,9 +173,9 @@ def verify_memory_record(
     """A memory record or tombstone. `content`/`content_salt`: what the record was served with; `record`: for a
     tombstone, the signed record it ends (compared only: verify it on its own when its signature matters)."""
     tombstone = isinstance(doc, dict) and doc.get("form") == "tombstone"
-    result = verify_preview_document(doc, trusted, MEMORY_RECORD_SCHEMA, [
-        ("shape", _shape), ("tombstone", _tombstone) if tombstone else ("retention", _retention),
-    ])
+    checks = [("shape", _shape), ("tombstone", _tombstone)] if tombstone else [
+        ("shape", _shape), ("retention", _retention), ("authorship", _authorship)]
+    result = verify_preview_document(doc, trusted, MEMORY_RECORD_SCHEMA, checks)
     extra = []
     checked = _content_check(doc, content, content_salt)
     if checked is not None:

@@ -1,6 +1,8 @@
 /**
  * A memory record (`ns.memory_record.v1`, docs/memory.md), offline, in either of its two signed forms:
- * - `form: "record"`: `shape`, `retention` (`retain_until` = `created_at` + `retention_days` days), and, when the
+ * - `form: "record"`: `shape`, `retention` (`retain_until` = `created_at` + `retention_days` days), `authorship`
+ *   (an `rfc9421` write names the agent key's thumbprint and the signature's instant, a `credential` one neither),
+ *   and, when the
  *   caller passes the content it was served with its salt, `content`: base64url SHA-256 of the RFC 8785 text of
  *   `{ content, salt }` is `content_digest`, and the content's RFC 8785 text is `content_bytes` long.
  * - `form: "tombstone"`: `shape`, `tombstone` (`sequence` 1 exactly when no previous digest, the record ended no
@@ -98,6 +100,20 @@ const retention: DocumentCheck = (d) => {
     : fail('retention_mismatch', '/retain_until');
 };
 
+/** `rfc9421`: the agent's request signature verified at write (its key's thumbprint, its instant); `credential`: not. */
+const authorship: DocumentCheck = (d) => {
+  const a = d.authorship;
+  const method = member(a, 'method');
+  const thumbprint = member(a, 'agent_key_thumbprint');
+  const signedAt = member(a, 'signed_at');
+  if (method !== 'rfc9421' && method !== 'credential') return fail('malformed_document', '/authorship/method');
+  if (!isNsId(member(a, 'token_id'), 'token')) return fail('malformed_document', '/authorship/token_id');
+  const signed = typeof thumbprint === 'string' && DIGEST.test(thumbprint) && isTimestamp(signedAt);
+  const unsigned = thumbprint === null && signedAt === null;
+  if (method === 'rfc9421' ? !signed : !unsigned) return fail('authorship_inconsistent', '/authorship');
+  return undefined;
+};
+
 const tombstone: DocumentCheck = (d) => {
   for (const name of CONTENT_MEMBERS) if (Object.hasOwn(d, name)) return fail('tombstone_has_content', `/${name}`);
   if ((d.sequence === 1) !== (d.previous_tombstone_digest === null)) {
@@ -177,10 +193,21 @@ export async function verifyMemoryRecord(
   } catch {
     // hostile: the shape check reports it
   }
-  const result = await verifyPreviewDocument(doc, trusted, MEMORY_RECORD_SCHEMA, [
-    ['shape', shape],
-    tombstoneForm ? ['tombstone', tombstone] : ['retention', retention],
-  ]);
+  const result = await verifyPreviewDocument(
+    doc,
+    trusted,
+    MEMORY_RECORD_SCHEMA,
+    tombstoneForm
+      ? [
+          ['shape', shape],
+          ['tombstone', tombstone],
+        ]
+      : [
+          ['shape', shape],
+          ['retention', retention],
+          ['authorship', authorship],
+        ],
+  );
   const extra: PreviewCheck[] = [];
   const content = contentCheck(doc, options);
   if (content) extra.push(content);

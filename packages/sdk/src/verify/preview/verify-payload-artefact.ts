@@ -158,9 +158,11 @@ async function agentSignatureOutcome(doc: unknown, agentKey: Ed25519PublicJwk): 
   const keyId = typeof signature.key_id === 'string' ? signature.key_id : '';
   const result = await verifyDocument(statement, { keys: [{ ...agentKey, kid: keyId }] });
   if (!result.valid) return fail('agent_signature_invalid', `/agent_signature (${result.failure ?? 'invalid'})`);
-  // the service's record of the key that verified it must be this key
+  // the service's record of the key that verified it (none on a rejected artefact) must be this key
   const thumbprint = await jwkThumbprint(agentKey);
-  if (doc.agent_key_thumbprint !== thumbprint) return fail('agent_signature_invalid', '/agent_key_thumbprint');
+  if (doc.agent_key_thumbprint !== null && doc.agent_key_thumbprint !== thumbprint) {
+    return fail('agent_signature_invalid', '/agent_key_thumbprint');
+  }
   return undefined;
 }
 
