@@ -22,6 +22,8 @@ export interface ReportWorkerOptions {
  * can close after it). Ticks never overlap and never keep the process alive.
  */
 export function startReportWorker(ctx: AppContext, options: ReportWorkerOptions): () => Promise<void> {
+  // off unless enabled: a deployment without the capability serves no schedules (and the routes refuse them)
+  if (!ctx.config.optIn.has('reports')) return () => Promise.resolve();
   const intervalMs = options.intervalMs ?? DEFAULT_REPORT_INTERVAL_MS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSharedJson } from '../../../../vectors/lib/shared-vectors.ts';
 import { checkReports } from '../../src/audit/record-checks/check-reports.ts';
 import { RecordFindings } from '../../src/audit/record-checks/record-findings.ts';
+import { createSchedule } from '../../src/services/reports/report-schedules.ts';
 import { generateDueReports } from '../../src/services/reports/scheduled-reports.ts';
 import { startReportWorker } from '../../src/workers/report-worker.ts';
 import { WebhookWorker } from '../../src/workers/webhook-worker.ts';
@@ -550,5 +551,20 @@ describe.each(dialects)('the capability switched off, on %s', (dialect) => {
     }
     const rows = await rt.ctx.store.db.selectFrom('report_schedules').select('schedule_id').execute();
     expect(rows).toEqual([]);
+  });
+
+  it('runs no report worker: a schedule left in the store (the capability switched off later) makes nothing', async () => {
+    const startsAt = new Date(Date.now() - 5 * HOUR).toISOString();
+    const operator = {
+      token_id: 'ns:token:019ad5c0-0001-7c3e-8d2a-5b6c7d8e9f01',
+      role: 'admin' as const,
+      principal_entity_id: null,
+      scopes: [],
+    };
+    await createSchedule(rt.ctx, operator, { every: 'hour', starts_at: startsAt });
+    const stop = startReportWorker(rt.ctx, { intervalMs: 20, onError: (e) => console.error(e) });
+    await new Promise((r) => setTimeout(r, 300));
+    await stop();
+    expect(await rt.ctx.store.db.selectFrom('compliance_reports').select('report_id').execute()).toEqual([]);
   });
 });
