@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { auditChain } from './audit-chain.ts';
 import { authzenBench } from './authzen.ts';
 import { mandatesBench } from './mandates.ts';
+import { graphBench } from './graph.ts';
 import { authorizeHttp } from './authorize-http.ts';
 import { cliStartup } from './cli-startup.ts';
 import { decideVsCedar } from './decide-vs-cedar.ts';
@@ -33,6 +34,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   rulePacks,
   authzenBench,
   mandatesBench,
+  graphBench,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
