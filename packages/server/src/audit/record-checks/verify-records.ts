@@ -16,6 +16,7 @@ import type { Database } from '../../store/index.ts';
 import { checkAccessDecisions } from './check-access-decisions.ts';
 import { checkApprovals } from './check-approvals.ts';
 import { checkAttestations } from './check-attestations.ts';
+import { checkReports } from './check-reports.ts';
 import { checkBacktests } from './check-backtests.ts';
 import { checkBundles } from './check-bundles.ts';
 import { checkCardTokens } from './check-card-tokens.ts';
@@ -27,6 +28,7 @@ import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
 import { checkMandates } from './check-mandates.ts';
+import { checkAgentMetadata } from './check-agent-metadata.ts';
 import { checkPayloadArtefacts } from './check-payload-artefacts.ts';
 import { checkMerchants } from './check-merchants.ts';
 import { checkPolicyContent } from './check-policy-content.ts';
@@ -66,6 +68,7 @@ export async function verifyRecords(
   await checkListings(db, findings, jwks, pageSize);
   await checkSelfAuditRuns(db, findings, jwks, pageSize);
   await checkAttestations(db, findings, jwks, pageSize);
+  await checkReports(db, findings, jwks, pageSize);
   // what decisions read: who may act (entities), with which card (card tokens), where (merchants)
   await checkEntities(db, findings, pageSize);
   await checkCardTokens(db, findings, pageSize);
@@ -80,5 +83,7 @@ export async function verifyRecords(
   await checkMandates(db, findings, pageSize);
   // payload artefacts: each row against its received / verified|rejected / executed events (every run, all rows)
   await checkPayloadArtefacts(db, findings, pageSize);
+  // agent metadata attestations: each row against its event and its own agent signature (every run, all rows)
+  await checkAgentMetadata(db, findings, pageSize);
   return findings;
 }
