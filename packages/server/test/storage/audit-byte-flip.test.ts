@@ -10,6 +10,7 @@
  * Exhaustive (every column of one row per table) and bounded: a few hundred small verifications per database.
  */
 import { readFileSync } from 'node:fs';
+import { signDocument } from '@aar/core';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTSIDE_THE_CHAIN, isOutsideTheChain } from '../../src/audit/record-checks/outside-the-chain.ts';
@@ -255,6 +256,19 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
   await must('POST', `/v1/approvals/${asked.approval!.approval_id}/decision`, { approve: true }, w.aliceToken);
   expect((await w.authorize('shopper-1', w.purchase('shopper-1', 20, 'casino-1'))).body.decision).toBe('deny');
   await must('POST', '/v1/risk-signals', { entity_id: 'ns:entity:agent:sibling', risk_state: 'elevated' });
+  // agent metadata (issue 30): shopper-1's attestation signed with its own key (agent_metadata_attestations)
+  const attestation = await signDocument(
+    {
+      schema_version: 'ns.agent_metadata_attestation.v1',
+      agent_entity_id: 'ns:entity:agent:shopper-1',
+      model: 'gpt-shop-7',
+      software_version: 'shopper/2.4.1',
+      operator: 'Example Agents GmbH',
+      issued_at: new Date().toISOString(),
+    },
+    w.keys['shopper-1'].documents,
+  );
+  await must('POST', '/v1/entities/ns:entity:agent:shopper-1/metadata-attestations', attestation, w.runtimeToken);
   // documents: a bundle, a conformance report, a listing, a self-audit report, an attestation
   await must('POST', '/v1/bundles/assemble', { policy_decision_id: allowed.policy_decision_id });
   const report = await must('POST', '/v1/conformance/runs', { profiles: ['ns.audit_chain.v1'] });
