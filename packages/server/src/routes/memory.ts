@@ -112,6 +112,8 @@ export async function memoryRoutes(app: FastifyInstance, ctx: AppContext): Promi
     config: {
       roles: ['runtime'],
       scope: 'memory.write',
+      // an Idempotency-Key record must not keep the content past an erasure: stored (and replayed) without it
+      oneTimeSecrets: ['content', 'content_salt'],
       errors: [...scopeErrors, 'invalid_signature', 'pan_refused', 'reference_not_found', 'reference_invalid'],
     },
     schema: {
@@ -124,10 +126,23 @@ export async function memoryRoutes(app: FastifyInstance, ctx: AppContext): Promi
         'The agent writes under an active grant it holds (422 `reference_invalid` otherwise); the grant\u2019s principal ' +
         'owns the record. Signed by the agent with RFC 9421 exactly as authorize (400 `invalid_signature`; not when ' +
         'AAR_REQUIRE_SIGNED_REQUESTS is off). A card number anywhere in `content` is 400 `pan_refused` naming its ' +
-        'path, and nothing is stored. The answer is the signed record (service key), the content and its salt. ' +
+        'path, and nothing is stored. The answer is the signed record (service key), the content and its salt ' +
+        '(an idempotent replay omits both, `secret_omitted: true`: the Idempotency-Key record never keeps content). ' +
         'Records `ns.memory.written`. Needs the `memory.write` scope.',
       body: WriteBody,
-      response: { 201: MemoryRecordView },
+      response: {
+        201: Type.Object({
+          ...MemoryRecordView.properties,
+          content: Type.Optional(MemoryRecordView.properties.content),
+          content_salt: Type.Optional(MemoryRecordView.properties.content_salt),
+          secret_omitted: Type.Optional(
+            Type.Literal(true, {
+              description:
+                'present only on an idempotent replay: the content is in the first answer only (GET the record)',
+            }),
+          ),
+        }),
+      },
     },
     handler: async (req, reply) => reply.code(201).send(await writeMemoryRecord(ctx, credentialOf(req), req, req.body)),
   });

@@ -118,6 +118,32 @@ describe.each(dialects)('governed agent memory on %s', (dialect) => {
     expect(Date.parse(v.record.retain_until) - Date.parse(v.record.created_at)).toBe(365 * DAY * 1000);
   });
 
+  it('keeps no content in the Idempotency-Key record: a replay omits it', async () => {
+    const payload = body({ idem: 'plum jam' });
+    const text = JSON.stringify(payload);
+    const url = `${rt.base}/v1/memory/records`;
+    const headers = {
+      authorization: `Bearer ${writer}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'memory-idem-1',
+      ...(await world.signer.sign({ method: 'POST', url, body: text })),
+    };
+    const first = await fetch(url, { method: 'POST', headers, body: text });
+    expect(first.status).toBe(201);
+    expect(((await first.json()) as { content: unknown }).content).toEqual({ idem: 'plum jam' });
+    const replay = await fetch(url, { method: 'POST', headers, body: text });
+    expect(replay.status).toBe(201);
+    const replayed = (await replay.json()) as Record<string, unknown>;
+    expect(replayed.secret_omitted).toBe(true);
+    expect(replayed.content).toBeUndefined();
+    const stored = await rt.ctx.store.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idem_key', '=', 'memory-idem-1')
+      .executeTakeFirstOrThrow();
+    expect(stored.response_body).not.toContain('plum jam');
+  });
+
   it('reads one record verified, and lists the principal\u2019s records with filters', async () => {
     const written = (await write(body({ likes: 'green tea' }, 'confidential'))).body;
     const one = await rt.call('GET', `/v1/memory/records/${written.memory_record_id}`, undefined, aliceReader);
