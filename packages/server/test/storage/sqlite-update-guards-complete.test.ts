@@ -12,6 +12,7 @@ import { POLICY_GUARDS } from '../../src/store/migrations/0017-policy-content.ts
 import { MANDATE_GUARDS } from '../../src/store/migrations/0023-mandates.ts';
 import { PAYLOAD_ARTEFACT_GUARDS } from '../../src/store/migrations/0025-payload-artefacts.ts';
 import { MEMORY_GUARDS } from '../../src/store/migrations/0026-memory-records.ts';
+import { SEARCH_GUARDS } from '../../src/store/migrations/0027-search-results.ts';
 import { REPORT_GUARDS } from '../../src/store/migrations/0028-reports.ts';
 import { AGENT_METADATA_GUARDS } from '../../src/store/migrations/0029-agent-metadata.ts';
 import {
@@ -40,6 +41,7 @@ const GUARDS: readonly GuardedTable[] = [
   ...MANDATE_GUARDS,
   ...PAYLOAD_ARTEFACT_GUARDS,
   ...MEMORY_GUARDS,
+  ...SEARCH_GUARDS,
   ...REPORT_GUARDS,
   ...AGENT_METADATA_GUARDS,
   ACCESS_DECISIONS_GUARD,
