@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredMemory } from '../../src/services/memory/purge-expired-memory.ts';
 import { verifyTombstoneChain } from '../../src/services/memory/tombstone-chain.ts';
+import { startMemoryRetentionWorker } from '../../src/workers/memory-retention-worker.ts';
 import { testDialects } from '../support/dialects.ts';
 import { createPerson, mintToken, startOptInRuntime, type OptInRuntime } from '../support/opt-in.ts';
 import { buildPurchaseWorld } from '../support/purchase-world.ts';
@@ -373,6 +374,28 @@ describe.each(dialects)('governed agent memory on %s', (dialect) => {
     const verified = await rt.call('GET', '/v1/audit/verify');
     expect(verified.status).toBe(200);
     expect(verified.body.valid, JSON.stringify(verified.body).slice(0, 2000)).toBe(true);
+  });
+
+  it('the retention worker purges what falls due while it runs, and stops cleanly', async () => {
+    const due = (await write(body({ temp: 'soon gone' }, 'restricted'))).body;
+    clock.advance(31 * DAY);
+    const purged: string[] = [];
+    const stop = startMemoryRetentionWorker(rt.ctx, {
+      intervalMs: 20,
+      onPurged: (ids) => purged.push(...ids),
+      onError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      for (let i = 0; i < 200 && !purged.includes(due.memory_record_id); i++)
+        await new Promise((r) => setTimeout(r, 25));
+    } finally {
+      await stop();
+    }
+    expect(purged).toContain(due.memory_record_id);
+    const read = await rt.call('GET', `/v1/memory/records/${due.memory_record_id}`, undefined, aliceReader);
+    expect(read.body).toMatchObject({ state: 'purged', content: null });
   });
 
   it('refuses a write under a revoked grant with 422 naming /grant_id', async () => {
