@@ -109,43 +109,61 @@ export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day
   }
   const mandated = graphGrants.filter((g) => g.mandate_id !== null).map((g) => g.grant_id);
   const ids = rows.map((r) => r.grant_id);
-  // one statement after another: inside a write unit they share one connection
-  const entities = await inChunks([...entityIds], (part) =>
-    db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', 'in', part).execute(),
-  );
-  const cardTokens = await inChunks([...tokenIds], (part) =>
-    db
-      .selectFrom('card_tokens')
-      .select(['card_token_id', 'principal_entity_id', 'state'])
-      .where('card_token_id', 'in', part)
-      .execute(),
-  );
-  const mandates = await inChunks(mandated, (part) =>
-    db
-      .selectFrom('mandates')
-      .select(['mandate_id', 'grant_id', 'format', 'single_use', 'used_by', 'expires_at'])
-      .where('grant_id', 'in', part)
-      .execute(),
-  );
-  const merchants = await inChunks([...merchantIds], (part) =>
-    db
-      .selectFrom('merchants')
-      .select(['merchant_id', 'category', 'jurisdiction', 'state'])
-      .where('merchant_id', 'in', part)
-      .execute(),
-  );
-  const spent = await inChunks(ids, (part) =>
-    db
-      .selectFrom('spend_counters')
-      .select(['grant_id', 'currency', 'reserved_minor'])
-      .where('day', '=', day)
-      .where('grant_id', 'in', part)
-      .execute(),
-  );
-  // which grants delegated further (grants_parent index): their actors are intermediaries, children loaded or not
-  const withChildren = await inChunks(ids, (part) =>
-    db.selectFrom('grants').select('parent_grant_id').distinct().where('parent_grant_id', 'in', part).execute(),
-  );
+  // independent reads: concurrent on a pool (PostgreSQL: each round trip counts); one after another inside a
+  // write unit, whose one connection they share
+  const reads = [
+    () =>
+      inChunks([...entityIds], (part) =>
+        db.selectFrom('entities').select(['entity_id', 'type', 'state']).where('entity_id', 'in', part).execute(),
+      ),
+    () =>
+      inChunks([...tokenIds], (part) =>
+        db
+          .selectFrom('card_tokens')
+          .select(['card_token_id', 'principal_entity_id', 'state'])
+          .where('card_token_id', 'in', part)
+          .execute(),
+      ),
+    () =>
+      inChunks(mandated, (part) =>
+        db
+          .selectFrom('mandates')
+          .select(['mandate_id', 'grant_id', 'format', 'single_use', 'used_by', 'expires_at'])
+          .where('grant_id', 'in', part)
+          .execute(),
+      ),
+    () =>
+      inChunks([...merchantIds], (part) =>
+        db
+          .selectFrom('merchants')
+          .select(['merchant_id', 'category', 'jurisdiction', 'state'])
+          .where('merchant_id', 'in', part)
+          .execute(),
+      ),
+    () =>
+      inChunks(ids, (part) =>
+        db
+          .selectFrom('spend_counters')
+          .select(['grant_id', 'currency', 'reserved_minor'])
+          .where('day', '=', day)
+          .where('grant_id', 'in', part)
+          .execute(),
+      ),
+    () =>
+      inChunks(ids, (part) =>
+        db.selectFrom('grants').select('parent_grant_id').distinct().where('parent_grant_id', 'in', part).execute(),
+      ),
+  ] as const;
+  const [entities, cardTokens, mandates, merchants, spent, withChildren] = (
+    db.isTransaction ? await sequentially(reads) : await Promise.all(reads.map((read) => read()))
+  ) as [
+    Awaited<ReturnType<(typeof reads)[0]>>,
+    Awaited<ReturnType<(typeof reads)[1]>>,
+    Awaited<ReturnType<(typeof reads)[2]>>,
+    Awaited<ReturnType<(typeof reads)[3]>>,
+    Awaited<ReturnType<(typeof reads)[4]>>,
+    Awaited<ReturnType<(typeof reads)[5]>>,
+  ];
   const spentToday: Record<string, MinorMoney> = {};
   for (const row of spent) spentToday[row.grant_id] = { minor: Number(row.reserved_minor), currency: row.currency };
   return {
@@ -191,6 +209,12 @@ export function cardTokenOf(resourceId: string): string {
 /** `ns:card_token:<id>` as the grant's resource id. */
 export function resourceOf(cardTokenId: string): string {
   return cardTokenId.replace(/^ns:card_token:/, 'ns:credential:card-token:');
+}
+
+async function sequentially(reads: readonly (() => Promise<unknown>)[]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const read of reads) out.push(await read());
+  return out;
 }
 
 function chunks<T>(items: readonly T[]): T[][] {

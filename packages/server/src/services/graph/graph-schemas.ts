@@ -4,9 +4,20 @@
  * packages/server/scripts/write-authority-graph-schema.ts; a test holds the file to it). Closed objects everywhere
  * (additionalProperties false): a member the serializer did not know would be dropped and break the signature.
  */
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T | null` as a type list (`type: [<T's type>, "null"]`), never `anyOf`: the response serializer tries each `anyOf`
+ * branch with a validator per value, which cost ~1 ms per path over a page of 100 paths.
+ */
+const nullable = <T extends TSchema>(schema: T) => {
+  const json = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({
+    ...json,
+    type: [json.type, 'null'],
+    ...(json.enum ? { enum: [...json.enum, null] } : {}),
+  });
+};
 const closed = { additionalProperties: false } as const;
 /** a closed set of strings (`enum`): a union of mapped literals would type as never */
 const oneOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
@@ -87,7 +98,7 @@ export const AuthorityPathSchema = Type.Object(
   {
     principal_entity_id: Type.String(),
     actor_entity_id: Type.String(),
-    actor_kind: Type.Union([Type.Literal('agent'), Type.Literal('intermediary')]),
+    actor_kind: oneOf(['agent', 'intermediary']),
     card_token_id: Type.String(),
     leaf_grant_id: Type.String(),
     capability_id: Type.String(),
@@ -200,7 +211,7 @@ export const BlastRadiusSchema = Type.Object(
       Type.Object(
         {
           entity_id: Type.String(),
-          kind: Type.Union([Type.Literal('agent'), Type.Literal('intermediary')]),
+          kind: oneOf(['agent', 'intermediary']),
           grants_cut: Type.Integer(),
         },
         closed,

@@ -126,14 +126,17 @@ async function pagePaths(
   const db = ctx.store.db;
   const now = ctx.clock.now().toISOString();
   const day = now.slice(0, 10);
-  const rows = await narrow(grantQuery(db))
-    .where('grants.depth', '<', bounds.maxDepth)
-    .where('grants.seq', '>', bounds.afterSeq)
-    .orderBy('grants.seq')
-    .limit(bounds.limit + 1)
-    .execute();
+  // the page and the depth probe at once (two connections of the pool)
+  const [rows, deeper] = await Promise.all([
+    narrow(grantQuery(db))
+      .where('grants.depth', '<', bounds.maxDepth)
+      .where('grants.seq', '>', bounds.afterSeq)
+      .orderBy('grants.seq')
+      .limit(bounds.limit + 1)
+      .execute(),
+    narrow(grantQuery(db)).where('grants.depth', '>=', bounds.maxDepth).limit(1).executeTakeFirst(),
+  ]);
   const { page, nextCursor } = pageOf(rows, bounds.limit);
-  const deeper = await narrow(grantQuery(db)).where('grants.depth', '>=', bounds.maxDepth).limit(1).executeTakeFirst();
   const graph = buildAuthorityGraph(await loadGraphRows(db, effective(page), day));
   return {
     as_of: now,
