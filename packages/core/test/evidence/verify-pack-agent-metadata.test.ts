@@ -19,7 +19,8 @@ const packOf = (name: string): Json => structuredClone(file.cases.find((c: Json)
 const actorOf = (pack: Json): Json => pack.decision_map.nodes.find((n: Json) => n.type === 'actor');
 
 describe('evidence packs with agent metadata', () => {
-  it.each(file.cases.map((c: Json) => [c.name, c] as const))('%s verifies and replays', async (_name, c: Json) => {
+  const cases: Array<[string, Json]> = file.cases.map((c: Json) => [c.name, c]);
+  it.each(cases)('%s verifies and replays', async (_name: string, c: Json) => {
     const result = await verifyEvidencePack(c.pack, file.jwks);
     expect(result.valid, JSON.stringify(result.checks)).toBe(true);
     expect(result.checks.find((x) => x.check === 'agent_metadata')).toEqual({ check: 'agent_metadata', valid: true });
