@@ -3,7 +3,7 @@
  * (section 4) by the service that ran it; certification signs over it and self-audit reads its date.
  */
 import type { DocumentSignature } from '../signing/sign-document.ts';
-import { CONFORMANCE_PROFILE_IDS } from './profiles.ts';
+import { KIT_PROFILE_IDS } from './profiles.ts';
 
 export const CONFORMANCE_REPORT_SCHEMA = 'ns.conformance_report.v1';
 
@@ -56,6 +56,13 @@ export interface UnsignedConformanceReport {
   summary: ConformanceSummary;
   /** no fixture failed and at least one ran */
   passed: boolean;
+  /**
+   * present (true) only on a run of a preview profile (profiles.ts): the report is about preview operations, may
+   * change incompatibly, and earns no certification or listing score. Absent on every other report.
+   */
+  preview?: true;
+  /** present only with `preview`: the preview fixtures installed (the stable kit is `kit`, unchanged) */
+  preview_kit?: { version: string; fixtures: number; digest: string };
   started_at: string;
   finished_at: string;
   results: FixtureResult[];
@@ -68,9 +75,9 @@ export function summarizeFixtureResults(results: readonly FixtureResult[]): Conf
   return { fixtures: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
 }
 
-/** One summary per profile that had fixtures in the run, in the profiles' canonical order. */
+/** One summary per profile that had fixtures in the run, in the profiles' canonical order (the ten, then preview). */
 export function summarizeProfiles(results: readonly FixtureResult[]): ProfileSummary[] {
-  return CONFORMANCE_PROFILE_IDS.flatMap((profile) => {
+  return KIT_PROFILE_IDS.flatMap((profile) => {
     const mine = results.filter((r) => r.profile === profile);
     if (mine.length === 0) return [];
     const s = summarizeFixtureResults(mine);

@@ -84,6 +84,12 @@ export interface StepRequest {
   repeat?: string;
   /** add the delegator's signed statement (`delegator_proof`, CONTRACT section 5) over the body, made with a key */
   delegator_proof?: { key: string; delegator: string };
+  /**
+   * sign `document` per CONTRACT section 4 with a key of `keys` (its `key_id` being `keyid`) and put the signature in
+   * body member `member` (an agent's signature over a payload artefact statement); without `member` the body becomes
+   * the signed document itself, merged over `body` (an agent's metadata attestation)
+   */
+  document_signature?: { key: string; keyid: string; member?: string; document: unknown };
 }
 
 export interface StepSignature {

@@ -5,7 +5,7 @@
 import { AarError, type FieldError } from '../errors/aar-error.ts';
 import { PREDICATE_TESTS } from './check-predicate.ts';
 import { FIXTURE_REQUIREMENTS, type Fixture, type FixtureWorld } from './fixture.ts';
-import { isConformanceProfile } from './profiles.ts';
+import { isKitProfile } from './profiles.ts';
 
 const FIXTURE_MEMBERS = [
   'fixture_id',
@@ -33,6 +33,7 @@ const REQUEST_MEMBERS = [
   'sign',
   'repeat',
   'delegator_proof',
+  'document_signature',
 ];
 const SIGN_MEMBERS = ['key', 'keyid', 'created_offset', 'nonce', 'components', 'label'];
 const EXPECT_MEMBERS = ['status', 'headers', 'body', 'pointers', 'problem', 'schema', 'verify'];
@@ -70,7 +71,8 @@ export function parseFixture(value: unknown): Fixture {
     if (typeof o.fixture_id === 'string' && !FIXTURE_ID.test(o.fixture_id)) {
       c.error('/fixture_id', 'must be dotted lowercase, e.g. `core.problem.not-found`');
     }
-    if (!isConformanceProfile(o.profile)) c.error('/profile', 'must be one of the ten conformance profiles');
+    if (!isKitProfile(o.profile))
+      c.error('/profile', 'must be one of the ten conformance profiles or a preview profile');
     c.string(o, 'title', '', true);
     c.string(o, 'description', '');
     c.string(o, 'world', '');
@@ -167,6 +169,17 @@ function checkRequest(c: Checker, value: unknown, path: string, earlier: Readonl
       c.string(d, 'key', `${path}/delegator_proof`, true);
       c.string(d, 'delegator', `${path}/delegator_proof`, true);
     }
+  }
+  if (r.document_signature !== undefined) {
+    const p = `${path}/document_signature`;
+    const d = c.object(r.document_signature, p, ['key', 'keyid', 'member', 'document']);
+    if (d) {
+      for (const m of ['key', 'keyid']) c.string(d, m, p, true);
+      c.string(d, 'member', p);
+      if (typeof d.document !== 'object' || d.document === null) c.error(`${p}/document`, 'must be an object');
+    }
+    if (typeof r.body !== 'object' || r.body === null)
+      c.error(`${path}/body`, 'document_signature needs an object body');
   }
   if (r.sign !== undefined) {
     const s = c.object(r.sign, `${path}/sign`, SIGN_MEMBERS);

@@ -98,3 +98,43 @@ export const CONFORMANCE_PROFILE_IDS: readonly string[] = CONFORMANCE_PROFILES;
 export function isConformanceProfile(value: unknown): value is string {
   return typeof value === 'string' && CONFORMANCE_PROFILE_IDS.includes(value);
 }
+
+/**
+ * PREVIEW profiles (SPEC "Rules" 6: a preview profile carries no badge): fixtures of preview operations
+ * (`x-preview: true`, CONTRACT section 22). They are NOT among the ten: a run without `profiles` never includes them,
+ * listings and trust scores never count them, and certification never attests them. A preview profile runs only when
+ * named, and alone (never in the same run as a stable profile), so a report is either wholly preview or not at all.
+ */
+export const CONFORMANCE_PREVIEW_PROFILES = ['ns.preview.v1_1'] as const;
+export type ConformancePreviewProfileId = (typeof CONFORMANCE_PREVIEW_PROFILES)[number];
+export const CONFORMANCE_PREVIEW_PROFILE_IDS: readonly string[] = CONFORMANCE_PREVIEW_PROFILES;
+
+export interface ConformancePreviewProfile {
+  profile: ConformancePreviewProfileId;
+  title: string;
+  description: string;
+  preview: true;
+}
+
+export const CONFORMANCE_PREVIEW_PROFILE_DEFINITIONS: readonly ConformancePreviewProfile[] = [
+  {
+    profile: 'ns.preview.v1_1',
+    title: 'v1.1 preview set (preview, no badge)',
+    description:
+      'The v1.1 preview operations that hold on every deployment whatever its AAR_OPT_IN: the signed authority ' +
+      'graph and blast radius, payload artefacts, agent metadata binding, and opt-in routes that answer their ' +
+      'document or 403. Preview: may change incompatibly; passing it earns no certification.',
+    preview: true,
+  },
+];
+
+export function isPreviewConformanceProfile(value: unknown): value is ConformancePreviewProfileId {
+  return typeof value === 'string' && CONFORMANCE_PREVIEW_PROFILE_IDS.includes(value);
+}
+
+/** Every profile a fixture may belong to: the ten, then the preview profiles (the canonical report order). */
+export const KIT_PROFILE_IDS: readonly string[] = [...CONFORMANCE_PROFILES, ...CONFORMANCE_PREVIEW_PROFILES];
+
+export function isKitProfile(value: unknown): value is string {
+  return typeof value === 'string' && KIT_PROFILE_IDS.includes(value);
+}

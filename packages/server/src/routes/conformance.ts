@@ -5,7 +5,13 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CONFORMANCE_PROFILE_DEFINITIONS, CONFORMANCE_PROFILE_IDS, SIGNING_PROFILE_DEFINITIONS } from '@aar/core';
+import {
+  CONFORMANCE_PREVIEW_PROFILE_DEFINITIONS,
+  CONFORMANCE_PROFILE_DEFINITIONS,
+  isPreviewConformanceProfile,
+  KIT_PROFILE_IDS,
+  SIGNING_PROFILE_DEFINITIONS,
+} from '@aar/core';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.ts';
 import { getConformanceRun } from '../services/conformance/conformance-runs.ts';
@@ -15,7 +21,16 @@ import { IdParams } from './schemas.ts';
 
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
-const ProfileId = Type.Unsafe<string>({ type: 'string', enum: [...CONFORMANCE_PROFILE_IDS] });
+/** the ten, then the preview profiles (a preview profile runs only when named, and alone) */
+const ProfileId = Type.Unsafe<string>({ type: 'string', enum: [...KIT_PROFILE_IDS] });
+
+const PreviewProfile = Type.Object({
+  profile: ProfileId,
+  title: Type.String(),
+  description: Type.String(),
+  preview: Type.Literal(true, { description: 'a preview profile: runs only when named, alone, and earns no badge' }),
+  fixtures: Type.Integer({ description: 'fixtures of this profile in the installed kit' }),
+});
 
 const Profile = Type.Object({
   profile: ProfileId,
@@ -48,7 +63,14 @@ const FixtureSummary = Type.Object({
 const RunBody = Type.Object(
   {
     profiles: Type.Optional(
-      Type.Array(ProfileId, { minItems: 1, maxItems: 10, uniqueItems: true, description: 'default: all ten' }),
+      Type.Array(ProfileId, {
+        minItems: 1,
+        maxItems: 10,
+        uniqueItems: true,
+        description:
+          'default: all ten. A preview profile (`ns.preview.v1_1`) runs only when named here, and alone: the report ' +
+          'says `preview: true` and certification refuses it',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -75,6 +97,9 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
         200: Type.Object({
           kit_version: Type.String(),
           profiles: Type.Array(Profile),
+          preview_profiles: Type.Array(PreviewProfile, {
+            description: 'PREVIEW profiles: never in a default run, never attested (docs/conformance.md "Preview")',
+          }),
           signing_profiles: Type.Array(SigningProfile),
         }),
       },
@@ -86,6 +111,10 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
         profiles: CONFORMANCE_PROFILE_DEFINITIONS.map((p) => ({
           ...p,
           fixtures: kit.fixtures.filter((f) => f.fixture.profile === p.profile).length,
+        })),
+        preview_profiles: CONFORMANCE_PREVIEW_PROFILE_DEFINITIONS.map((p) => ({
+          ...p,
+          fixtures: kit.preview.fixtures.filter((f) => f.fixture.profile === p.profile).length,
         })),
         signing_profiles: [...SIGNING_PROFILE_DEFINITIONS],
       };
@@ -117,7 +146,8 @@ export async function conformanceRoutes(app: FastifyInstance, ctx: AppContext): 
       return {
         kit_version: kit.version,
         kit_digest: kit.digest,
-        fixtures: kit.fixtures
+        // the preview fixtures are listed only when their profile is asked for (the default list is the stable kit)
+        fixtures: (wanted !== undefined && isPreviewConformanceProfile(wanted) ? kit.preview.fixtures : kit.fixtures)
           .filter((f) => wanted === undefined || f.fixture.profile === wanted)
           .map(({ fixture, file }) => ({
             fixture_id: fixture.fixture_id,

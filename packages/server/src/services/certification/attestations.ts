@@ -2,11 +2,22 @@
  * POST /v1/certification/attestations and GET /v1/certification/attestations/{id} (PREVIEW, CONTRACT section 14):
  * a self-attestation over one stored conformance report, signed as a JWS by the service key and stored write-once.
  * Only a report that passed can be attested: attesting a failed run would state something false.
+ * A PREVIEW report (a run of a preview profile, `preview: true`) is never attested (SPEC "Rules" 6: a preview profile
+ * carries no badge): refused 422 `reference_invalid`, nothing written. The attested `conformant_profiles` never name a
+ * preview profile either, whatever the report says (a defence should a mixed report ever be stored).
  * The report is read through the conformance service (getConformanceRun) and bound by the digest of its RFC 8785
  * bytes, so the attestation can never be moved onto another report, or onto an edited one.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { AarError, canonicalBytes, encodeBase64Url, fieldError, UUID_PATTERN, type ConformanceReport } from '@aar/core';
+import {
+  AarError,
+  canonicalBytes,
+  encodeBase64Url,
+  fieldError,
+  isPreviewConformanceProfile,
+  UUID_PATTERN,
+  type ConformanceReport,
+} from '@aar/core';
 import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { SERVER_VERSION } from '../../http/server-version.ts';
@@ -67,6 +78,22 @@ export async function createAttestation(
       `conformance report \`${report.report_id}\` did not pass (${report.summary.failed} fixtures failed): it cannot be attested`,
     );
   }
+  const stable = report.profiles.filter((p) => p.conformant && !isPreviewConformanceProfile(p.profile));
+  if (report.preview === true || report.profiles.some((p) => isPreviewConformanceProfile(p.profile))) {
+    throw fieldError(
+      'reference_invalid',
+      '/conformance_report_id',
+      `conformance report \`${report.report_id}\` is a preview run (profiles ${report.profiles_requested.join(', ')}): ` +
+        'a preview profile earns no attestation',
+    );
+  }
+  if (stable.length === 0) {
+    throw fieldError(
+      'reference_invalid',
+      '/conformance_report_id',
+      `conformance report \`${report.report_id}\` shows no conformant profile: it cannot be attested`,
+    );
+  }
   const now = ctx.clock.now();
   const claims: AttestationClaims = {
     schema_version: ATTESTATION_SCHEMA,
@@ -83,7 +110,7 @@ export async function createAttestation(
       passed: report.passed,
       finished_at: report.finished_at,
       kit: { version: report.kit.version, digest: report.kit.digest },
-      conformant_profiles: report.profiles.filter((p) => p.conformant).map((p) => p.profile),
+      conformant_profiles: stable.map((p) => p.profile),
     },
     statement: body.statement ?? defaultStatement(ctx.config.issuerUrl, report.report_id),
   };

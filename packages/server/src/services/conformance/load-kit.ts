@@ -2,11 +2,21 @@
  * Loads the kit: every fixture under `conformance/` (but `worlds/` and `schemas/`), every world, checked by core's
  * parser before anything runs. A duplicate id, an unknown world or a malformed file stops the load: a broken kit
  * must never look like a passing one.
+ * The fixtures of PREVIEW profiles live in `conformance/preview/` and are kept apart (`kit.preview`): `kit.fixtures`,
+ * its count and its digest are the stable kit's alone, so a run without `profiles`, its report and every listing
+ * score built on it are the same whether or not preview fixtures are installed.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { canonicalJson, parseFixture, parseFixtureWorld, type Fixture, type FixtureWorld } from '@aar/core';
+import {
+  canonicalJson,
+  isPreviewConformanceProfile,
+  parseFixture,
+  parseFixtureWorld,
+  type Fixture,
+  type FixtureWorld,
+} from '@aar/core';
 
 /** The version of the kit's format and contents; a new fixture is a minor, a changed expectation a major. */
 export const CONFORMANCE_KIT_VERSION = '1.0.0';
@@ -24,9 +34,15 @@ export interface ConformanceKit {
   directory: string;
   fixtures: LoadedFixture[];
   worlds: ReadonlyMap<string, FixtureWorld>;
+  /** the preview profiles' fixtures (`conformance/preview/`), never part of `fixtures` or `digest` */
+  preview: { version: string; digest: string; fixtures: LoadedFixture[] };
 }
 
-const SKIPPED_DIRECTORIES = new Set(['worlds', 'schemas']);
+/** The preview kit's version: it may change incompatibly with any minor of the service (SPEC "Preview"). */
+export const CONFORMANCE_PREVIEW_KIT_VERSION = '0.1.0';
+
+const PREVIEW_DIRECTORY = 'preview';
+const SKIPPED_DIRECTORIES = new Set(['worlds', 'schemas', PREVIEW_DIRECTORY]);
 
 export function loadConformanceKit(directory: string): ConformanceKit {
   const worlds = new Map<string, FixtureWorld>();
@@ -36,9 +52,41 @@ export function loadConformanceKit(directory: string): ConformanceKit {
     if (worlds.has(world.world)) throw new Error(`world \`${world.world}\` is defined twice`);
     worlds.set(world.world, world);
   }
-  const fixtures: LoadedFixture[] = [];
   const ids = new Set<string>();
-  for (const file of jsonFiles(directory, true)) {
+  const fixtures = loadFixtures(directory, jsonFiles(directory, true), worlds, ids, false);
+  const all = [...worlds.values(), ...fixtures.map((f) => f.fixture)];
+  for (const doc of all.map((d) => canonicalJson(d)).sort()) hash.update(doc).update('\n');
+  const previewDir = join(directory, PREVIEW_DIRECTORY);
+  const previewFiles = existsSync(previewDir) ? jsonFiles(previewDir, true) : [];
+  const preview = loadFixtures(directory, previewFiles, worlds, ids, true);
+  // the preview digest covers the worlds too: they are part of what a preview fixture runs
+  const previewHash = createHash('sha256');
+  const previewAll = [...worlds.values(), ...preview.map((f) => f.fixture)];
+  for (const doc of previewAll.map((d) => canonicalJson(d)).sort()) previewHash.update(doc).update('\n');
+  return {
+    version: CONFORMANCE_KIT_VERSION,
+    digest: `sha-256:${hash.digest('base64url')}`,
+    directory,
+    fixtures,
+    worlds,
+    preview: {
+      version: CONFORMANCE_PREVIEW_KIT_VERSION,
+      digest: `sha-256:${previewHash.digest('base64url')}`,
+      fixtures: preview,
+    },
+  };
+}
+
+/** Parses fixture files; a preview file must name a preview profile and a stable file a stable one. */
+function loadFixtures(
+  directory: string,
+  files: readonly string[],
+  worlds: ReadonlyMap<string, FixtureWorld>,
+  ids: Set<string>,
+  preview: boolean,
+): LoadedFixture[] {
+  const fixtures: LoadedFixture[] = [];
+  for (const file of files) {
     const name = relative(directory, file);
     let fixture: Fixture;
     try {
@@ -50,19 +98,18 @@ export function loadConformanceKit(directory: string): ConformanceKit {
     if (fixture.world !== undefined && !worlds.has(fixture.world)) {
       throw new Error(`conformance fixture \`${name}\`: world \`${fixture.world}\` does not exist`);
     }
+    if (isPreviewConformanceProfile(fixture.profile) !== preview) {
+      throw new Error(
+        `conformance fixture \`${name}\`: profile \`${fixture.profile}\` ` +
+          (preview
+            ? `is not a preview profile (preview/ holds only those)`
+            : `is a preview profile: move it to preview/`),
+      );
+    }
     ids.add(fixture.fixture_id);
     fixtures.push({ fixture, file: name });
   }
-  const all = [...worlds.values(), ...fixtures.map((f) => f.fixture)];
-  for (const doc of all.map((d) => canonicalJson(d)).sort()) hash.update(doc).update('\n');
-  fixtures.sort((a, b) => a.fixture.fixture_id.localeCompare(b.fixture.fixture_id));
-  return {
-    version: CONFORMANCE_KIT_VERSION,
-    digest: `sha-256:${hash.digest('base64url')}`,
-    directory,
-    fixtures,
-    worlds,
-  };
+  return fixtures.sort((a, b) => a.fixture.fixture_id.localeCompare(b.fixture.fixture_id));
 }
 
 function readJson(file: string, directory: string): unknown {

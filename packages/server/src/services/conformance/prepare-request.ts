@@ -35,7 +35,9 @@ export async function prepareRequest(request: StepRequest, ctx: PrepareContext):
   let body: string | undefined;
   if (request.raw_body !== undefined) body = request.raw_body;
   else if (request.body !== undefined) {
-    body = JSON.stringify(request.delegator_proof ? await withDelegatorProof(request, ctx) : request.body);
+    let value = request.delegator_proof ? await withDelegatorProof(request, ctx) : request.body;
+    if (request.document_signature) value = await withDocumentSignature(request, value, ctx);
+    body = JSON.stringify(value);
     headers['content-type'] = 'application/json';
   }
   if (request.idempotency_key !== undefined) headers['idempotency-key'] = request.idempotency_key;
@@ -77,6 +79,24 @@ async function withDelegatorProof(request: StepRequest, ctx: PrepareContext): Pr
     },
   );
   return { ...body, delegator_proof: { created, nonce, signature: signed.signature } };
+}
+
+/** The body with one member set to a key's CONTRACT section 4 signature over a document (an agent's statement). */
+async function withDocumentSignature(
+  request: StepRequest,
+  value: unknown,
+  ctx: PrepareContext,
+): Promise<Record<string, unknown>> {
+  const { key: name, keyid, member, document } = request.document_signature!;
+  const key = ctx.keys.get(name);
+  if (!key) throw new Error(`document_signature.key \`${name}\` is not one of the fixture's keys`);
+  if (typeof value !== 'object' || value === null) throw new Error('document_signature needs an object body');
+  const signed = await signDocument(document as Record<string, unknown>, {
+    keyId: keyid,
+    sign: async (message) => new Uint8Array(edSign(null, message, key)),
+  });
+  if (member === undefined) return { ...(value as Record<string, unknown>), ...signed };
+  return { ...(value as Record<string, unknown>), [member]: signed.signature };
 }
 
 function queryString(query: StepRequest['query']): string {

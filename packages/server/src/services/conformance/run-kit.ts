@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import {
   CONFORMANCE_PROFILE_IDS,
   CONFORMANCE_REPORT_SCHEMA,
+  isKitProfile,
+  isPreviewConformanceProfile,
   parsePublicEd25519Jwk,
   summarizeFixtureResults,
   summarizeProfiles,
@@ -43,15 +45,27 @@ export interface RunKitOptions {
 /** What the deployment answered to the retirement of the run's artifacts (`POST /v1/conformance/runs/{id}/retire`). */
 export type RetireOutcome = { retired: Record<string, number>; failed: number } | { error: string };
 
+/**
+ * A preview profile runs only when named, and alone: mixing it with a stable profile is refused, so no report ever
+ * carries preview results beside stable ones (listings and certification read whole reports).
+ */
+export function isPreviewRun(profiles?: readonly string[]): boolean {
+  return (profiles ?? []).some((p) => isPreviewConformanceProfile(p));
+}
+
 export function selectFixtures(
   kit: ConformanceKit,
   profiles?: readonly string[],
   fixtureIds?: readonly string[],
 ): LoadedFixture[] {
   for (const p of profiles ?? []) {
-    if (!CONFORMANCE_PROFILE_IDS.includes(p)) throw new Error(`\`${p}\` is not a conformance profile`);
+    if (!isKitProfile(p)) throw new Error(`\`${p}\` is not a conformance profile`);
   }
-  return kit.fixtures.filter(
+  const preview = isPreviewRun(profiles);
+  if (preview && profiles!.some((p) => !isPreviewConformanceProfile(p))) {
+    throw new Error('a preview profile runs alone: it cannot be requested with one of the ten profiles');
+  }
+  return (preview ? kit.preview.fixtures : kit.fixtures).filter(
     (f) =>
       (profiles === undefined || profiles.length === 0 || profiles.includes(f.fixture.profile)) &&
       (fixtureIds === undefined || fixtureIds.includes(f.fixture.fixture_id)),
@@ -108,6 +122,16 @@ export async function runConformanceKit(options: RunKitOptions): Promise<Unsigne
     profiles: summarizeProfiles(results),
     summary,
     passed: summary.failed === 0 && summary.fixtures > 0,
+    ...(isPreviewRun(options.profiles)
+      ? {
+          preview: true as const,
+          preview_kit: {
+            version: options.kit.preview.version,
+            fixtures: options.kit.preview.fixtures.length,
+            digest: options.kit.preview.digest,
+          },
+        }
+      : {}),
     started_at: startedAt,
     finished_at: new Date(now()).toISOString(),
     results,

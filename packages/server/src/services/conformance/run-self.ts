@@ -42,7 +42,16 @@ export async function runConformanceOnSelf(
 ): Promise<ConformanceReport> {
   const { kit, schemas } = installedKit();
   const profiles = input.profiles ?? [];
-  if (selectFixtures(kit, profiles).length === 0) {
+  let selected: number;
+  try {
+    selected = selectFixtures(kit, profiles).length;
+  } catch (error) {
+    // a preview profile named beside a stable one (run-kit.ts isPreviewRun): the request, not the service, is wrong
+    throw new AarError('invalid_request', `/profiles: ${(error as Error).message}`, {
+      errors: [{ path: '/profiles', message: (error as Error).message }],
+    });
+  }
+  if (selected === 0) {
     throw new AarError('invalid_request', '/profiles: no fixture of these profiles is installed', {
       errors: [{ path: '/profiles', message: 'no fixture of these profiles is installed' }],
     });
