@@ -35,10 +35,9 @@ export function principalGraph(
       if (grant.principal_entity_id === principalId) include.add(grant.grant_id);
     }
   }
-  const nowInstant = now;
   for (const id of include) {
     const grant = graph.grants.get(id)!;
-    const effective = pathLimits(graph, chainOf(graph, id), nowInstant);
+    const effective = pathLimits(graph, chainOf(graph, id), now);
     const expired = effective.blocked_by === 'authority_expired' || effective.blocked_by === 'mandate_expired';
     const state = grant.state !== 'active' ? grant.state : expired ? 'expired' : 'active';
     nodes.set(id, { ...node(id, 'grant', state, null), depth: grant.depth, effective });
