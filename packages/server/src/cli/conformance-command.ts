@@ -115,6 +115,9 @@ function table(report: UnsignedConformanceReport): string {
   }
   const s = report.summary;
   out.push('', `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`, '');
+  if (report.preview) {
+    out.push('PREVIEW profile: the operations may change incompatibly; this report earns no certification.', '');
+  }
   return out.join('\n');
 }
 

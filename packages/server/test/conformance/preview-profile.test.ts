@@ -4,6 +4,7 @@
  * database, and pass; the report says preview; certification refuses to attest it and writes nothing; the default
  * selection, the stable kit's count and digest are exactly what they are without the preview fixtures installed.
  */
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,8 @@ import { installedKitForTests } from '../support/conformance-kit.ts';
 import { testDialects } from '../support/dialects.ts';
 import { startOptInRuntime, type OptInRuntime } from '../support/opt-in.ts';
 import { expectSchemaValid } from '../support/schema-validation.ts';
+import { AAR_BIN } from '../support/spawn-server.ts';
+import { startTamperingProxy } from '../support/tampering-proxy.ts';
 import { ADMIN_TOKEN } from '../support/test-runtime.ts';
 
 const PREVIEW = 'ns.preview.v1_1';
@@ -158,6 +161,62 @@ describe.each(cases)('the preview profile against the service ($label)', ({ dial
     });
     expect(created.status).toBe(201);
     expect(created.body.claims.conformance_report.conformant_profiles).toEqual(['ns.marketplace.v1']);
+  }, 120_000);
+});
+
+describe('aar conformance run --profile ns.preview.v1_1', () => {
+  let rt: OptInRuntime;
+  beforeAll(async () => {
+    rt = await startOptInRuntime([]);
+  });
+  afterAll(async () => rt?.close());
+
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [AAR_BIN, 'conformance', 'run', ...args], { env: process.env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('passes and says preview; named with a stable profile it is refused; on a broken deployment it fails', async () => {
+    const ok = await cli(['--base-url', rt.base, '--token', ADMIN_TOKEN, '--profile', PREVIEW]);
+    expect(ok.code, ok.stderr + ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/^PASSED\s+preview\.graph\.principal-signed\s+ns\.preview\.v1_1/m);
+    expect(ok.stdout).toMatch(/^conformant\s+ns\.preview\.v1_1/m);
+    expect(ok.stdout).toMatch(/^PREVIEW profile: .*earns no certification/m);
+
+    const mixed = await cli([
+      '--base-url',
+      rt.base,
+      '--token',
+      ADMIN_TOKEN,
+      '--profile',
+      PREVIEW,
+      '--profile',
+      'ns.core.v1',
+    ]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/runs alone/);
+
+    // a gateway that rewrites one member of every authority graph it passes on: the signature no longer verifies
+    const proxy = await startTamperingProxy(rt.base, (a) =>
+      a.path.startsWith('/v1/graph/principals/') && a.status === 200
+        ? { ...a, body: a.body.replace('"day":"2', '"day":"1') }
+        : a,
+    );
+    try {
+      const fixtures = ['--fixture', 'preview.graph.principal-signed', '--fixture', 'preview.graph.bounds'];
+      const args = ['--base-url', proxy.base, '--public-url', rt.base, '--token', ADMIN_TOKEN, '--profile', PREVIEW];
+      const broken = await cli([...args, ...fixtures]);
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toMatch(/^FAILED\s+preview\.graph\.principal-signed\s.*does not verify/m);
+      expect(broken.stdout).toMatch(/^PASSED\s+preview\.graph\.bounds/m);
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 });
 
