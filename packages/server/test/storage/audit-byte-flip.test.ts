@@ -10,7 +10,7 @@
  * Exhaustive (every column of one row per table) and bounded: a few hundred small verifications per database.
  */
 import { readFileSync } from 'node:fs';
-import { signDocument } from '@aar/core';
+import { computeBasketHash, signDocument } from '@aar/core';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTSIDE_THE_CHAIN, isOutsideTheChain } from '../../src/audit/record-checks/outside-the-chain.ts';
@@ -108,7 +108,11 @@ describe.each(dialects)('one changed byte in any table is found on %s', (dialect
   const verify = async () => (await w.call('GET', '/v1/audit/verify')).body;
 
   beforeAll(async () => {
-    rt = await startTestRuntime({ dialect, config: { webhookAllowInsecure: true } });
+    rt = await startTestRuntime({
+      dialect,
+      config: { webhookAllowInsecure: true },
+      optIn: ['search', 'memory', 'reports'],
+    });
     const base = await rt.app.listen({ host: '127.0.0.1', port: 0 });
     w = await buildDelegationWorld(base, ADMIN_TOKEN);
     await populate(w, base);
@@ -250,6 +254,78 @@ async function populate(w: DelegationWorld, base: string): Promise<void> {
     '/v1/runtime/outcomes',
     { policy_decision_id: allowed.policy_decision_id, outcome: 'executed' },
     w.runtimeToken,
+  );
+  // a payload artefact (migration 0025): a signed basket verified against an allowed execute, then executed (the
+  // first row, flipped column by column), and a rejected one
+  const basket = { items: [{ sku: 'flip', quantity: 1 }] };
+  const bound = (await w.authorize('shopper-1', w.purchase('shopper-1', 10, 'grocer-1', { basket }))).body;
+  expect(bound.decision).toBe('allow_with_constraints');
+  const digest = computeBasketHash(basket).slice('sha-256:'.length);
+  const { signature } = await signDocument(
+    {
+      schema_version: 'ns.payload_artefact_statement.v1',
+      kind: 'basket',
+      digest,
+      policy_decision_id: bound.policy_decision_id,
+    },
+    w.keys['shopper-1']!.documents,
+  );
+  const artefact = await must(
+    'POST',
+    '/v1/payload-artefacts',
+    { kind: 'basket', digest, policy_decision_id: bound.policy_decision_id, signature },
+    w.runtimeToken,
+  );
+  await must(
+    'POST',
+    `/v1/payload-artefacts/${artefact.payload_artefact_id}/execute`,
+    { outcome: 'executed' },
+    w.runtimeToken,
+  );
+  await must(
+    'POST',
+    '/v1/payload-artefacts',
+    { kind: 'checkout', digest, policy_decision_id: allowed.policy_decision_id },
+    w.runtimeToken,
+  );
+  // the opt-in capabilities (migrations 0026-0028): shopper-1's memory under its grant, one record erased (its
+  // tombstone), a signed search, a report schedule and an on-demand report
+  const memoryWriter = (await must('POST', '/v1/tokens', { role: 'runtime', scopes: ['memory.write'] })).token;
+  const scoped = (
+    await must('POST', '/v1/tokens', {
+      role: 'admin',
+      scopes: ['memory.read', 'memory.write', 'reports.read', 'reports.write', 'search.read'],
+    })
+  ).token;
+  const writeMemory = async (content: unknown): Promise<{ memory_record_id: string }> => {
+    const url = `${base}/v1/memory/records`;
+    const text = JSON.stringify({
+      agent_entity_id: w.keys['shopper-1']!.id,
+      grant_id: leaf,
+      classification: 'confidential',
+      content,
+    });
+    const sig = await w.keys['shopper-1']!.requests.sign({ method: 'POST', url, body: text });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${memoryWriter}`, 'content-type': 'application/json', ...sig },
+      body: text,
+    });
+    const body = (await res.json()) as { memory_record_id: string };
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    return body;
+  };
+  await writeMemory({ note: 'delivery after 18:00' });
+  const erased = await writeMemory({ note: 'to be erased' });
+  await must('DELETE', `/v1/memory/records/${erased.memory_record_id}`, undefined, scoped);
+  await must('POST', '/v1/search', { kinds: ['decisions', 'memory_records'], limit: 5 }, scoped);
+  await must('POST', '/v1/reports/schedules', { every: 'day', description: 'daily control report' }, scoped);
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  await must(
+    'POST',
+    '/v1/reports',
+    { from: new Date(hour - 3_600_000).toISOString(), to: new Date(hour).toISOString() },
+    scoped,
   );
   const asked = (await w.authorize('shopper-1', w.purchase('shopper-1', 90))).body;
   expect(asked.decision).toBe('require_approval');

@@ -83,6 +83,8 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
   },
   { table: 'certification_attestations', columns: ['seq'], reason: SEQ },
   { table: 'certification_attestations', columns: ['created_by'], reason: CREATED_BY },
+  { table: 'compliance_reports', columns: ['seq'], reason: SEQ },
+  { table: 'compliance_reports', columns: ['created_by'], reason: CREATED_BY },
   {
     table: 'conformance_artifacts',
     reason:
@@ -168,6 +170,16 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
     columns: ['display_name', 'created_at', 'updated_at'],
     reason: 'shown only: a decision reads a merchant by id, category and jurisdiction, which are checked',
   },
+  { table: 'payload_artefacts', columns: ['seq'], reason: SEQ },
+  { table: 'report_schedules', columns: ['seq'], reason: SEQ },
+  { table: 'report_schedules', columns: ['created_by'], reason: CREATED_BY },
+  {
+    table: 'report_schedules',
+    columns: ['description'],
+    reason:
+      "an operator's label for the schedule, shown by `GET /v1/reports/schedules` only: no report carries it and " +
+      'it changes no generation',
+  },
   {
     table: 'request_nonces',
     reason:
@@ -185,6 +197,7 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
   { table: 'rule_activations', columns: ['created_at', 'updated_at'], reason: POLICY_TIMES },
   { table: 'rule_packs', columns: ['seq'], reason: SEQ },
   { table: 'rule_packs', columns: ['created_at', 'updated_at'], reason: POLICY_TIMES },
+  { table: 'search_results', columns: ['seq'], reason: SEQ },
   { table: 'self_audit_runs', columns: ['seq'], reason: SEQ },
   { table: 'self_audit_runs', columns: ['created_by'], reason: CREATED_BY },
   {

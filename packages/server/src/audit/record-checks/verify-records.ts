@@ -17,6 +17,7 @@ import { checkAccessDecisions } from './check-access-decisions.ts';
 import { checkApprovals } from './check-approvals.ts';
 import { checkAttestations } from './check-attestations.ts';
 import { checkReports } from './check-reports.ts';
+import { checkSearchResults } from './check-search-results.ts';
 import { checkBacktests } from './check-backtests.ts';
 import { checkBundles } from './check-bundles.ts';
 import { checkCardTokens } from './check-card-tokens.ts';
@@ -69,6 +70,7 @@ export async function verifyRecords(
   await checkSelfAuditRuns(db, findings, jwks, pageSize);
   await checkAttestations(db, findings, jwks, pageSize);
   await checkReports(db, findings, jwks, pageSize);
+  await checkSearchResults(db, findings, jwks, pageSize);
   // what decisions read: who may act (entities), with which card (card tokens), where (merchants)
   await checkEntities(db, findings, pageSize);
   await checkCardTokens(db, findings, pageSize);
