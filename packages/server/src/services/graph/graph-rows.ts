@@ -151,7 +151,15 @@ export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day
       ),
     () =>
       inChunks(ids, (part) =>
-        db.selectFrom('grants').select('parent_grant_id').distinct().where('parent_grant_id', 'in', part).execute(),
+        // one index probe per grant (grants_parent), never every child of a busy parent
+        db
+          .selectFrom('grants as g')
+          .select('g.grant_id as parent_grant_id')
+          .where('g.grant_id', 'in', part)
+          .where((eb) =>
+            eb.exists(eb.selectFrom('grants as c').select('c.seq').whereRef('c.parent_grant_id', '=', 'g.grant_id')),
+          )
+          .execute(),
       ),
   ] as const;
   const [entities, cardTokens, mandates, merchants, spent, withChildren] = (

@@ -19,7 +19,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { assertGraphAccess, restrictedPrincipal } from './graph-access.ts';
 import { pageOf, type GraphBounds } from './graph-bounds.ts';
-import { effective, grantQuery, loadGraphRows, resourceOf } from './graph-rows.ts';
+import { effective, grantQuery, loadGraphRows, resourceOf, type GraphGrantRow } from './graph-rows.ts';
 
 interface PathPage {
   as_of: string;
@@ -52,11 +52,8 @@ export async function cardTokenSpenders(
   if (!token) throw new AarError('not_found', `card token \`${cardTokenId}\` not found`);
   assertGraphAccess(credential, token.principal_entity_id);
   const resource = resourceOf(cardTokenId);
-  const page = await pagePaths(
-    ctx,
-    bounds,
-    (q) => q.where('grants.resource_id', '=', resource),
-    (graph, ids, now) => spendersOf(graph, cardTokenId, ids, now),
+  const page = await pagePaths(ctx, bounds, [['grants.resource_id', resource]], (graph, ids, now) =>
+    spendersOf(graph, cardTokenId, ids, now),
   );
   return { card_token_id: cardTokenId, principal_entity_id: token.principal_entity_id, ...page };
 }
@@ -84,10 +81,12 @@ export async function agentCapabilities(
   const page = await pagePaths(
     ctx,
     bounds,
-    (q) => {
-      const byActor = q.where('grants.actor_entity_id', '=', entityId);
-      return only === undefined ? byActor : byActor.where('grants.principal_entity_id', '=', only);
-    },
+    only === undefined
+      ? [['grants.actor_entity_id', entityId]]
+      : [
+          ['grants.actor_entity_id', entityId],
+          ['grants.principal_entity_id', only],
+        ],
     (graph, ids, now) => capabilitiesOf(graph, entityId, ids, now),
   );
   return { entity_id: entityId, ...page };
@@ -109,40 +108,37 @@ export async function principalAgentPaths(
   const page = await pagePaths(
     ctx,
     bounds,
-    (q) => q.where('grants.actor_entity_id', '=', to).where('grants.principal_entity_id', '=', from),
+    [
+      ['grants.actor_entity_id', to],
+      ['grants.principal_entity_id', from],
+    ],
     (graph, ids, now) => pathsBetween(graph, from, to, ids, now),
   );
   return { from, to, ...page };
 }
 
-type GrantSelect = ReturnType<typeof grantQuery>;
+/** The owner columns a page is keyed by, each with its value: an index leads with them, then `seq`. */
+type Owner = readonly (readonly [
+  'grants.resource_id' | 'grants.actor_entity_id' | 'grants.principal_entity_id',
+  string,
+])[];
 
 async function pagePaths(
   ctx: AppContext,
   bounds: GraphBounds,
-  narrow: (q: GrantSelect) => GrantSelect,
+  owner: Owner,
   paths: (graph: ReturnType<typeof buildAuthorityGraph>, ids: string[], now: string) => AuthorityPath[],
 ): Promise<PathPage> {
   const db = ctx.store.db;
   const now = ctx.clock.now().toISOString();
   const day = now.slice(0, 10);
-  // the page and the depth probe at once (two connections of the pool)
-  const [rows, deeper] = await Promise.all([
-    narrow(grantQuery(db))
-      .where('grants.depth', '<', bounds.maxDepth)
-      .where('grants.seq', '>', bounds.afterSeq)
-      .orderBy('grants.seq')
-      .limit(bounds.limit + 1)
-      .execute(),
-    narrow(grantQuery(db)).where('grants.depth', '>=', bounds.maxDepth).limit(1).executeTakeFirst(),
-  ]);
-  const { page, nextCursor } = pageOf(rows, bounds.limit);
-  const graph = buildAuthorityGraph(await loadGraphRows(db, effective(page), day));
+  const { page, nextCursor, complete } = await ownerPage(db, owner, bounds);
+  const graph = buildAuthorityGraph(await loadGraphRows(db, page, day));
   return {
     as_of: now,
     day,
     max_depth: bounds.maxDepth,
-    complete: deeper === undefined,
+    complete,
     items: paths(
       graph,
       page.map((r) => r.grant_id),
@@ -150,6 +146,29 @@ async function pagePaths(
     ),
     next_cursor: nextCursor,
   };
+}
+
+/**
+ * One page of an owner's grants in store order: `limit + 1` rows of the owner's index range after the cursor (ordered
+ * by the owner columns, then `seq`, so the planner walks that index and never the whole table), the grants deeper
+ * than `max_depth` left out of the page (`complete` false then), the cursor past the last row read.
+ */
+export async function ownerPage(
+  db: Parameters<typeof grantQuery>[0],
+  owner: Owner,
+  bounds: GraphBounds,
+): Promise<{ page: GraphGrantRow[]; nextCursor: string | null; complete: boolean }> {
+  let query = grantQuery(db);
+  for (const [column, value] of owner) query = query.where(column, '=', value);
+  for (const [column] of owner) query = query.orderBy(column);
+  const rows = await query
+    .where('grants.seq', '>', bounds.afterSeq)
+    .orderBy('grants.seq')
+    .limit(bounds.limit + 1)
+    .execute();
+  const { page, nextCursor } = pageOf(rows, bounds.limit);
+  const shown = effective(page.filter((row) => row.depth < bounds.maxDepth));
+  return { page: shown, nextCursor, complete: shown.length === page.length };
 }
 
 export function entityIdOf(ref: string, path: string): string {

@@ -20,9 +20,9 @@ import { auditOrigin } from '../../audit/audit-origin.ts';
 import { signCheckpointIn, type SignedCheckpoint } from '../../audit/checkpoints.ts';
 import type { Credential } from '../../http/fastify-types.ts';
 import { assertGraphAccess } from './graph-access.ts';
-import { pageOf, type GraphBounds } from './graph-bounds.ts';
-import { effective, grantQuery, loadGraphRows } from './graph-rows.ts';
-import { assertEntityExists, entityIdOf } from './path-queries.ts';
+import type { GraphBounds } from './graph-bounds.ts';
+import { loadGraphRows } from './graph-rows.ts';
+import { assertEntityExists, entityIdOf, ownerPage } from './path-queries.ts';
 
 export const AUTHORITY_GRAPH_SCHEMA = 'ns.authority_graph.v1';
 
@@ -52,21 +52,9 @@ export async function principalGraphDocument(
   const taken = await ctx.writer.run(async (trx) => {
     const { checkpoint } = await signCheckpointIn(trx, ctx, origin);
     const now = ctx.clock.now().toISOString();
-    const rows = await grantQuery(trx)
-      .where('grants.principal_entity_id', '=', principalId)
-      .where('grants.depth', '<', bounds.maxDepth)
-      .where('grants.seq', '>', bounds.afterSeq)
-      .orderBy('grants.seq')
-      .limit(bounds.limit + 1)
-      .execute();
-    const { page, nextCursor } = pageOf(rows, bounds.limit);
-    const deeper = await grantQuery(trx)
-      .where('grants.principal_entity_id', '=', principalId)
-      .where('grants.depth', '>=', bounds.maxDepth)
-      .limit(1)
-      .executeTakeFirst();
-    const graphRows = await loadGraphRows(trx, effective(page), now.slice(0, 10));
-    return { checkpoint, now, graphRows, ids: page.map((r) => r.grant_id), nextCursor, complete: !deeper };
+    const { page, nextCursor, complete } = await ownerPage(trx, [['grants.principal_entity_id', principalId]], bounds);
+    const graphRows = await loadGraphRows(trx, page, now.slice(0, 10));
+    return { checkpoint, now, graphRows, ids: page.map((r) => r.grant_id), nextCursor, complete };
   });
   const graph = buildAuthorityGraph(taken.graphRows);
   const { nodes, edges } = principalGraph(graph, principalId, taken.ids, taken.now);
