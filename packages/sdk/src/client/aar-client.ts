@@ -410,6 +410,176 @@ export class AarClient {
     return this.#call('recordRiskSignal', { body }, options);
   }
 
+  // -- the v1.1 preview set (CONTRACT section 22; each operation `x-preview: true`, may change) ----------------------
+  /** The signed `ns.authority_graph.v1` of a principal's delegation tree, with the effective limits on each edge. */
+  getPrincipalAuthorityGraph(
+    id: string,
+    query?: Query<'getPrincipalAuthorityGraph'>,
+    options?: CallOptions,
+  ): Promise<Response<'getPrincipalAuthorityGraph'>> {
+    return this.#call('getPrincipalAuthorityGraph', { params: { id }, query }, options);
+  }
+  /** Who can spend on a card token, and how much today, through every path. */
+  getCardTokenSpenders(
+    id: string,
+    query?: Query<'getCardTokenSpenders'>,
+    options?: CallOptions,
+  ): Promise<Response<'getCardTokenSpenders'>> {
+    return this.#call('getCardTokenSpenders', { params: { id }, query }, options);
+  }
+  /** What an agent may do: its effective capabilities with their limits, through every path. */
+  getAgentCapabilities(
+    id: string,
+    query?: Query<'getAgentCapabilities'>,
+    options?: CallOptions,
+  ): Promise<Response<'getAgentCapabilities'>> {
+    return this.#call('getAgentCapabilities', { params: { id }, query }, options);
+  }
+  /** The delegation paths from a principal (`from`) to an agent (`to`). */
+  getAuthorityPaths(query?: Query<'getAuthorityPaths'>, options?: CallOptions): Promise<Response<'getAuthorityPaths'>> {
+    return this.#call('getAuthorityPaths', { query }, options);
+  }
+  /** Everything revoking the grant would cut (grants, mandates, agents, card tokens), without revoking it. */
+  getGrantBlastRadius(
+    id: string,
+    query?: Query<'getGrantBlastRadius'>,
+    options?: CallOptions,
+  ): Promise<Response<'getGrantBlastRadius'>> {
+    return this.#call('getGrantBlastRadius', { params: { id }, query }, options);
+  }
+  /** The payload artefacts of a decision (`policy_decision_id`). */
+  listPayloadArtefacts(
+    query?: Query<'listPayloadArtefacts'>,
+    options?: CallOptions,
+  ): Promise<Response<'listPayloadArtefacts'>> {
+    return this.#call('listPayloadArtefacts', { query }, options);
+  }
+  /** Presents a payload an agent is about to execute by its digest: a signed `verified` or `rejected` artefact. */
+  createPayloadArtefact(
+    body: Body<'createPayloadArtefact'>,
+    options?: CallOptions,
+  ): Promise<Response<'createPayloadArtefact'>> {
+    return this.#call('createPayloadArtefact', { body }, options);
+  }
+  /** Executes a verified artefact once, settling (`executed`) or releasing (`failed`) its decision's reservation. */
+  executePayloadArtefact(
+    id: string,
+    body: Body<'executePayloadArtefact'>,
+    options?: CallOptions,
+  ): Promise<Response<'executePayloadArtefact'>> {
+    return this.#call('executePayloadArtefact', { params: { id }, body }, options);
+  }
+  /** One signed `ns.payload_artefact.v1`. */
+  getPayloadArtefact(id: string, options?: CallOptions): Promise<Response<'getPayloadArtefact'>> {
+    return this.#call('getPayloadArtefact', { params: { id } }, options);
+  }
+  /** Opt-in (`memory.read`): memory records, newest first; a principal credential sees its own. */
+  listMemoryRecords(query?: Query<'listMemoryRecords'>, options?: CallOptions): Promise<Response<'listMemoryRecords'>> {
+    return this.#call('listMemoryRecords', { query }, options);
+  }
+  /** Opt-in (`memory.write`): an agent's memory record under its grant; pass the agent's `signer` (RFC 9421). */
+  writeMemoryRecord(
+    body: Body<'writeMemoryRecord'>,
+    options: AuthorizeOptions = {},
+  ): Promise<Response<'writeMemoryRecord'>> {
+    const { signer, ...callOptions } = options;
+    const bodyText = JSON.stringify(body);
+    const target = `${this.publicUrl}${OPERATIONS.writeMemoryRecord.path}`;
+    return this.#call(
+      'writeMemoryRecord',
+      {
+        bodyText,
+        ...(signer ? { sign: (text) => signer.sign({ method: 'POST', url: target, body: text ?? '' }) } : {}),
+      },
+      callOptions,
+    );
+  }
+  /** Opt-in (`memory.read`): one record, its signature and content digest checked by the service on read. */
+  getMemoryRecord(id: string, options?: CallOptions): Promise<Response<'getMemoryRecord'>> {
+    return this.#call('getMemoryRecord', { params: { id } }, options);
+  }
+  /** Opt-in (`memory.write`, the principal): erases the content; a chained tombstone stays. */
+  eraseMemoryRecord(id: string, options?: CallOptions): Promise<Response<'eraseMemoryRecord'>> {
+    return this.#call('eraseMemoryRecord', { params: { id } }, options);
+  }
+  /** Opt-in (`memory.read`): a principal's tombstone chain, in order. */
+  listMemoryTombstones(
+    query?: Query<'listMemoryTombstones'>,
+    options?: CallOptions,
+  ): Promise<Response<'listMemoryTombstones'>> {
+    return this.#call('listMemoryTombstones', { query }, options);
+  }
+  /** Opt-in (`search.read`): a search whose request and results come back signed (`ns.search_result.v1`). */
+  createSearch(body: Body<'createSearch'>, options?: CallOptions): Promise<Response<'createSearch'>> {
+    return this.#call('createSearch', { body }, options);
+  }
+  /** Opt-in (`search.read`): a stored signed search result, byte for byte. */
+  getSearchResult(id: string, options?: CallOptions): Promise<Response<'getSearchResult'>> {
+    return this.#call('getSearchResult', { params: { id } }, options);
+  }
+  /** Opt-in (`reports.read`): the signed data-flow graph of a principal (`ns.data_flow_graph.v1`). */
+  getDataFlowGraph(principal_entity_id: string, options?: CallOptions): Promise<Response<'getDataFlowGraph'>> {
+    return this.#call('getDataFlowGraph', { params: { principal_entity_id } }, options);
+  }
+  /** The cross-rule-pack taxonomy's term tree, with how many rules and controls point at each term. */
+  getTaxonomy(options?: CallOptions): Promise<Response<'getTaxonomy'>> {
+    return this.#call('getTaxonomy', {}, options);
+  }
+  /** The rules and compliance controls that implement a taxonomy term (narrower terms included by default). */
+  getTaxonomyTerm(
+    term: string,
+    query?: Query<'getTaxonomyTerm'>,
+    options?: CallOptions,
+  ): Promise<Response<'getTaxonomyTerm'>> {
+    return this.#call('getTaxonomyTerm', { params: { term }, query }, options);
+  }
+  /** Opt-in (`reports.read`): the deployment's report schedules. */
+  listReportSchedules(
+    query?: Query<'listReportSchedules'>,
+    options?: CallOptions,
+  ): Promise<Response<'listReportSchedules'>> {
+    return this.#call('listReportSchedules', { query }, options);
+  }
+  /** Opt-in (`reports.write`): a report schedule (at most once an hour). */
+  createReportSchedule(
+    body: Body<'createReportSchedule'>,
+    options?: CallOptions,
+  ): Promise<Response<'createReportSchedule'>> {
+    return this.#call('createReportSchedule', { body }, options);
+  }
+  /** Opt-in (`reports.read`): one report schedule. */
+  getReportSchedule(id: string, options?: CallOptions): Promise<Response<'getReportSchedule'>> {
+    return this.#call('getReportSchedule', { params: { id } }, options);
+  }
+  /** Opt-in (`reports.write`): stops a schedule; its reports stay. */
+  deleteReportSchedule(id: string, options?: CallOptions): Promise<Response<'deleteReportSchedule'>> {
+    return this.#call('deleteReportSchedule', { params: { id } }, options);
+  }
+  /** Opt-in (`reports.read`): generated reports, newest first. */
+  listReports(query?: Query<'listReports'>, options?: CallOptions): Promise<Response<'listReports'>> {
+    return this.#call('listReports', { query }, options);
+  }
+  /** Opt-in (`reports.write`): a signed compliance report over a past period, now. */
+  createReport(body: Body<'createReport'>, options?: CallOptions): Promise<Response<'createReport'>> {
+    return this.#call('createReport', { body }, options);
+  }
+  /** Opt-in (`reports.read`): the signed `ns.compliance_report.v1`, or OSCAL with `format: 'oscal'`. */
+  getReport(id: string, query?: Query<'getReport'>, options?: CallOptions): Promise<Response<'getReport'>> {
+    return this.#call('getReport', { params: { id }, query }, options);
+  }
+  /** Registers an agent's metadata attestation, signed with the agent's own key. */
+  attestAgentMetadata(
+    id: string,
+    body: Body<'attestAgentMetadata'>,
+    options?: CallOptions,
+  ): Promise<Response<'attestAgentMetadata'>> {
+    return this.#call('attestAgentMetadata', { params: { id }, body }, options);
+  }
+  /** The agent's current metadata attestation. */
+  getAgentMetadataAttestation(id: string, options?: CallOptions): Promise<Response<'getAgentMetadataAttestation'>> {
+    return this.#call('getAgentMetadataAttestation', { params: { id } }, options);
+  }
+
   // -- mandates and allowances (CONTRACT section 21) ------------------------------------------------------------------
   /** Admin: trusts an AP2 issuer; a mandate's issuer key comes from there only (`jwks` inline or `jwks_uri`). */
   createMandateIssuer(body: MandateIssuerRegistration, options?: CallOptions): Promise<MandateIssuer> {

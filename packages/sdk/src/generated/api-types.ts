@@ -1140,6 +1140,12 @@ export interface ListTokensResponse {
      * the connector it is bound to, if any
      */
     connector_id: string | null;
+    /**
+     * the token scopes it was given, sorted (none for most tokens)
+     *
+     * Items: a token scope of an opt-in capability (CONTRACT section 22): `<capability>.<access>`
+     */
+    scopes: ('memory.read' | 'memory.write' | 'reports.read' | 'reports.write' | 'search.read')[];
     created_at: string;
     revoked_at: string | null;
   }[];
@@ -1160,6 +1166,12 @@ export interface CreateTokenBody {
    * binds it to a catalogue connector (GET /v1/connectors): the manifest’s rules apply to it
    */
   connector_id?: string;
+  /**
+   * token scopes of opt-in capabilities, granted explicitly to any role (admin included): memory.read, memory.write, reports.read, reports.write, search.read. A scope of a capability this deployment has not enabled (AAR_OPT_IN) is 403 `capability_not_enabled`; an unknown one is 400 naming `/scopes/<i>`.
+   *
+   * @maxItems 16
+   */
+  scopes?: string[];
 }
 
 /**
@@ -1174,6 +1186,12 @@ export interface CreateTokenResponse {
    * the connector it is bound to, if any
    */
   connector_id: string | null;
+  /**
+   * the token scopes it was given, sorted (none for most tokens)
+   *
+   * Items: a token scope of an opt-in capability (CONTRACT section 22): `<capability>.<access>`
+   */
+  scopes: ('memory.read' | 'memory.write' | 'reports.read' | 'reports.write' | 'search.read')[];
   created_at: string;
   revoked_at: string | null;
   /**
@@ -1205,6 +1223,12 @@ export interface RevokeTokenResponse {
    * the connector it is bound to, if any
    */
   connector_id: string | null;
+  /**
+   * the token scopes it was given, sorted (none for most tokens)
+   *
+   * Items: a token scope of an opt-in capability (CONTRACT section 22): `<capability>.<access>`
+   */
+  scopes: ('memory.read' | 'memory.write' | 'reports.read' | 'reports.write' | 'search.read')[];
   created_at: string;
   revoked_at: string | null;
 }
@@ -1270,6 +1294,7 @@ export interface GetDecisionResponse {
         | 'actor_inactive'
         | 'instrument_inactive'
         | 'instrument_not_bound'
+        | 'agent_metadata_mismatch'
         | 'authority_not_found'
         | 'capability_not_granted'
         | 'authority_revoked'
@@ -1371,6 +1396,7 @@ export interface ListApprovalsResponse {
           | 'actor_inactive'
           | 'instrument_inactive'
           | 'instrument_not_bound'
+          | 'agent_metadata_mismatch'
           | 'authority_not_found'
           | 'capability_not_granted'
           | 'authority_revoked'
@@ -1446,6 +1472,7 @@ export interface GetApprovalResponse {
         | 'actor_inactive'
         | 'instrument_inactive'
         | 'instrument_not_bound'
+        | 'agent_metadata_mismatch'
         | 'authority_not_found'
         | 'capability_not_granted'
         | 'authority_revoked'
@@ -1530,6 +1557,7 @@ export interface DecideApprovalResponse {
         | 'actor_inactive'
         | 'instrument_inactive'
         | 'instrument_not_bound'
+        | 'agent_metadata_mismatch'
         | 'authority_not_found'
         | 'capability_not_granted'
         | 'authority_revoked'
@@ -1698,6 +1726,7 @@ export interface ListPoliciesResponse {
               | 'actor_inactive'
               | 'instrument_inactive'
               | 'instrument_not_bound'
+              | 'agent_metadata_mismatch'
               | 'authority_not_found'
               | 'capability_not_granted'
               | 'authority_revoked'
@@ -1743,6 +1772,7 @@ export interface ListPoliciesResponse {
             | 'actor_inactive'
             | 'instrument_inactive'
             | 'instrument_not_bound'
+            | 'agent_metadata_mismatch'
             | 'authority_not_found'
             | 'capability_not_granted'
             | 'authority_revoked'
@@ -1808,6 +1838,7 @@ export interface GetPolicyResponse {
             | 'actor_inactive'
             | 'instrument_inactive'
             | 'instrument_not_bound'
+            | 'agent_metadata_mismatch'
             | 'authority_not_found'
             | 'capability_not_granted'
             | 'authority_revoked'
@@ -1853,6 +1884,7 @@ export interface GetPolicyResponse {
           | 'actor_inactive'
           | 'instrument_inactive'
           | 'instrument_not_bound'
+          | 'agent_metadata_mismatch'
           | 'authority_not_found'
           | 'capability_not_granted'
           | 'authority_revoked'
@@ -1954,6 +1986,14 @@ export interface AuthorizeBody {
      */
     presentation?: string;
   };
+  /**
+   * PREVIEW (issue 30): the model, software version and operator the agent runs as; it must equal the agent's latest attestation (`POST /v1/entities/{id}/metadata-attestations`, signed with the agent's own key), else the decision is `deny` / `agent_metadata_mismatch` (aar-decide/1.5.0)
+   */
+  agent_metadata?: {
+    model: string;
+    software_version: string;
+    operator: string;
+  };
 }
 
 /**
@@ -1975,6 +2015,7 @@ export interface AuthorizeResponse {
         | 'actor_inactive'
         | 'instrument_inactive'
         | 'instrument_not_bound'
+        | 'agent_metadata_mismatch'
         | 'authority_not_found'
         | 'capability_not_granted'
         | 'authority_revoked'
@@ -3185,7 +3226,10 @@ export interface ListEventTypesQuery {
     | 'rule_activation'
     | 'dictionary'
     | 'sector_pack'
-    | 'backtest';
+    | 'backtest'
+    | 'payload_artefact'
+    | 'memory'
+    | 'report';
 }
 
 /**
@@ -3462,13 +3506,41 @@ export interface ListConformanceProfilesResponse {
       | 'ns.audit_chain.v1'
       | 'ns.bundles.v1'
       | 'ns.compliance.v1'
-      | 'ns.marketplace.v1';
+      | 'ns.marketplace.v1'
+      | 'ns.preview.v1_1';
     title: string;
     description: string;
     /**
      * one of the five profiles the specification names
      */
     named_in_spec: boolean;
+    /**
+     * fixtures of this profile in the installed kit
+     */
+    fixtures: number;
+  }[];
+  /**
+   * PREVIEW profiles: never in a default run, never attested (docs/conformance.md "Preview")
+   */
+  preview_profiles: {
+    profile:
+      | 'ns.core.v1'
+      | 'ns.payment_authority.v1'
+      | 'ns.agent_purchasing.v1'
+      | 'ns.webhooks.v1'
+      | 'ns.evidence.v1'
+      | 'ns.delegation.v1'
+      | 'ns.audit_chain.v1'
+      | 'ns.bundles.v1'
+      | 'ns.compliance.v1'
+      | 'ns.marketplace.v1'
+      | 'ns.preview.v1_1';
+    title: string;
+    description: string;
+    /**
+     * a preview profile: runs only when named, alone, and earns no badge
+     */
+    preview: true;
     /**
      * fixtures of this profile in the installed kit
      */
@@ -3505,7 +3577,8 @@ export interface ListConformanceFixturesQuery {
     | 'ns.audit_chain.v1'
     | 'ns.bundles.v1'
     | 'ns.compliance.v1'
-    | 'ns.marketplace.v1';
+    | 'ns.marketplace.v1'
+    | 'ns.preview.v1_1';
 }
 
 /**
@@ -3529,7 +3602,8 @@ export interface ListConformanceFixturesResponse {
       | 'ns.audit_chain.v1'
       | 'ns.bundles.v1'
       | 'ns.compliance.v1'
-      | 'ns.marketplace.v1';
+      | 'ns.marketplace.v1'
+      | 'ns.preview.v1_1';
     title: string;
     description?: string;
     /**
@@ -3558,7 +3632,7 @@ export interface ListConformanceFixturesResponse {
  */
 export interface CreateConformanceRunBody {
   /**
-   * default: all ten
+   * default: all ten. A preview profile (`ns.preview.v1_1`) runs only when named here, and alone: the report says `preview: true` and certification refuses it
    *
    * @minItems 1
    * @maxItems 10
@@ -3575,6 +3649,7 @@ export interface CreateConformanceRunBody {
       | 'ns.bundles.v1'
       | 'ns.compliance.v1'
       | 'ns.marketplace.v1'
+      | 'ns.preview.v1_1'
     ),
     ...(
       | 'ns.core.v1'
@@ -3587,6 +3662,7 @@ export interface CreateConformanceRunBody {
       | 'ns.bundles.v1'
       | 'ns.compliance.v1'
       | 'ns.marketplace.v1'
+      | 'ns.preview.v1_1'
     )[],
   ];
 }
@@ -3715,6 +3791,7 @@ export interface SearchDecisionsResponse {
           | 'actor_inactive'
           | 'instrument_inactive'
           | 'instrument_not_bound'
+          | 'agent_metadata_mismatch'
           | 'authority_not_found'
           | 'capability_not_granted'
           | 'authority_revoked'
@@ -3813,6 +3890,7 @@ export interface GetDecisionStatsResponse {
           | 'actor_inactive'
           | 'instrument_inactive'
           | 'instrument_not_bound'
+          | 'agent_metadata_mismatch'
           | 'authority_not_found'
           | 'capability_not_granted'
           | 'authority_revoked'
@@ -5734,6 +5812,7 @@ export interface GetBacktestResponse {
             | 'actor_inactive'
             | 'instrument_inactive'
             | 'instrument_not_bound'
+            | 'agent_metadata_mismatch'
             | 'authority_not_found'
             | 'capability_not_granted'
             | 'authority_revoked'
@@ -5787,6 +5866,7 @@ export interface GetBacktestResponse {
               | 'actor_inactive'
               | 'instrument_inactive'
               | 'instrument_not_bound'
+              | 'agent_metadata_mismatch'
               | 'authority_not_found'
               | 'capability_not_granted'
               | 'authority_revoked'
@@ -5831,6 +5911,7 @@ export interface GetBacktestResponse {
               | 'actor_inactive'
               | 'instrument_inactive'
               | 'instrument_not_bound'
+              | 'agent_metadata_mismatch'
               | 'authority_not_found'
               | 'capability_not_granted'
               | 'authority_revoked'
@@ -6675,6 +6756,2083 @@ export interface RevokeAllowanceResponse {
     audit_ref: string | null;
     elapsed_ms: number;
   };
+}
+
+/**
+ * query of GET /v1/graph/principals/{id}: A principal’s authority graph, signed at an audit checkpoint (preview)
+ */
+export interface GetPrincipalAuthorityGraphQuery {
+  /**
+   * levels followed, 1-16 (default 8)
+   */
+  max_depth?: string;
+  /**
+   * grants per page, 1-1000 (default 100)
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * path parameters of GET /v1/graph/principals/{id}: A principal’s authority graph, signed at an audit checkpoint (preview)
+ */
+export interface GetPrincipalAuthorityGraphParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/graph/principals/{id}: A principal’s authority graph, signed at an audit checkpoint (preview)
+ */
+export interface GetPrincipalAuthorityGraphResponse {
+  schema_version: 'ns.authority_graph.v1';
+  graph_id: string;
+  issuer: string;
+  generated_at: string;
+  principal_entity_id: string;
+  /**
+   * the UTC day the spend counters are of
+   */
+  day: string;
+  /**
+   * the signed audit checkpoint (ns.checkpoint.v1) the graph was taken at
+   */
+  checkpoint: {
+    origin: string;
+    size: number;
+    root_hash: string;
+    timestamp: string;
+    /**
+     * CONTRACT section 4: Ed25519 over the RFC 8785 bytes of the object without `signature`
+     */
+    signature: {
+      algorithm: 'ed25519';
+      key_id: string;
+      signature: string;
+    };
+  };
+  bounds: {
+    max_depth: number;
+    limit: number;
+    cursor: string | null;
+    next_cursor: string | null;
+    /**
+     * false when grants deeper than max_depth were left out
+     */
+    complete: boolean;
+  };
+  nodes: {
+    node_id: string;
+    kind: 'principal' | 'intermediary' | 'agent' | 'card_token' | 'grant' | 'mandate' | 'merchant';
+    state: string;
+    entity_type: string | null;
+    depth: number | null;
+    /**
+     * what the path conveys now: its chain’s effective scope and today’s remaining amount
+     */
+    effective: {
+      usable: boolean;
+      blocked_by:
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_revoked'
+        | 'mandate_revoked'
+        | 'authority_expired'
+        | 'mandate_expired'
+        | 'allowance_used'
+        | 'delegation_invalid'
+        | null;
+      actions: (
+        'search' | 'compare' | 'prepare' | 'request_approval' | 'execute' | 'refund_request' | 'dispute_prepare'
+      )[];
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_amount_per_purchase: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      remaining_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_purchase_now: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      requires_approval_above: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      budget: {
+        minor: number;
+        currency: string;
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      } | null;
+      valid_until: string | null;
+      allowed_merchant_categories: string[] | null;
+      blocked_merchant_categories: string[] | null;
+      allowed_jurisdictions: string[] | null;
+      allowed_merchants: string[] | null;
+      may_delegate: boolean;
+      max_delegation_depth: number | null;
+    } | null;
+  }[];
+  edges: {
+    from: string;
+    to: string;
+    kind: 'grants' | 'delegates' | 'held_by' | 'spends_on' | 'made_from' | 'limited_to';
+    grant_id: string;
+  }[];
+  /**
+   * CONTRACT section 4: Ed25519 over the RFC 8785 bytes of the object without `signature`
+   */
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * query of GET /v1/graph/card-tokens/{id}/spenders: Who can spend on a card token, and how much today (preview)
+ */
+export interface GetCardTokenSpendersQuery {
+  /**
+   * levels followed, 1-16 (default 8)
+   */
+  max_depth?: string;
+  /**
+   * grants per page, 1-1000 (default 100)
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * path parameters of GET /v1/graph/card-tokens/{id}/spenders: Who can spend on a card token, and how much today (preview)
+ */
+export interface GetCardTokenSpendersParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/graph/card-tokens/{id}/spenders: Who can spend on a card token, and how much today (preview)
+ */
+export interface GetCardTokenSpendersResponse {
+  card_token_id: string;
+  principal_entity_id: string;
+  as_of: string;
+  day: string;
+  max_depth: number;
+  complete: boolean;
+  items: {
+    principal_entity_id: string;
+    actor_entity_id: string;
+    actor_kind: 'agent' | 'intermediary';
+    card_token_id: string;
+    leaf_grant_id: string;
+    capability_id: string;
+    /**
+     * root first
+     */
+    links: {
+      grant_id: string;
+      depth: number;
+      actor_entity_id: string;
+      state: 'active' | 'revoked' | 'suspended';
+      mandate_id: string | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      spent_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+    }[];
+    /**
+     * what the path conveys now: its chain’s effective scope and today’s remaining amount
+     */
+    effective: {
+      usable: boolean;
+      blocked_by:
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_revoked'
+        | 'mandate_revoked'
+        | 'authority_expired'
+        | 'mandate_expired'
+        | 'allowance_used'
+        | 'delegation_invalid'
+        | null;
+      actions: (
+        'search' | 'compare' | 'prepare' | 'request_approval' | 'execute' | 'refund_request' | 'dispute_prepare'
+      )[];
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_amount_per_purchase: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      remaining_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_purchase_now: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      requires_approval_above: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      budget: {
+        minor: number;
+        currency: string;
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      } | null;
+      valid_until: string | null;
+      allowed_merchant_categories: string[] | null;
+      blocked_merchant_categories: string[] | null;
+      allowed_jurisdictions: string[] | null;
+      allowed_merchants: string[] | null;
+      may_delegate: boolean;
+      max_delegation_depth: number | null;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * query of GET /v1/graph/agents/{id}/capabilities: What an agent may do, through every path (preview)
+ */
+export interface GetAgentCapabilitiesQuery {
+  /**
+   * levels followed, 1-16 (default 8)
+   */
+  max_depth?: string;
+  /**
+   * grants per page, 1-1000 (default 100)
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * path parameters of GET /v1/graph/agents/{id}/capabilities: What an agent may do, through every path (preview)
+ */
+export interface GetAgentCapabilitiesParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/graph/agents/{id}/capabilities: What an agent may do, through every path (preview)
+ */
+export interface GetAgentCapabilitiesResponse {
+  entity_id: string;
+  as_of: string;
+  day: string;
+  max_depth: number;
+  complete: boolean;
+  items: {
+    principal_entity_id: string;
+    actor_entity_id: string;
+    actor_kind: 'agent' | 'intermediary';
+    card_token_id: string;
+    leaf_grant_id: string;
+    capability_id: string;
+    /**
+     * root first
+     */
+    links: {
+      grant_id: string;
+      depth: number;
+      actor_entity_id: string;
+      state: 'active' | 'revoked' | 'suspended';
+      mandate_id: string | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      spent_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+    }[];
+    /**
+     * what the path conveys now: its chain’s effective scope and today’s remaining amount
+     */
+    effective: {
+      usable: boolean;
+      blocked_by:
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_revoked'
+        | 'mandate_revoked'
+        | 'authority_expired'
+        | 'mandate_expired'
+        | 'allowance_used'
+        | 'delegation_invalid'
+        | null;
+      actions: (
+        'search' | 'compare' | 'prepare' | 'request_approval' | 'execute' | 'refund_request' | 'dispute_prepare'
+      )[];
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_amount_per_purchase: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      remaining_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_purchase_now: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      requires_approval_above: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      budget: {
+        minor: number;
+        currency: string;
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      } | null;
+      valid_until: string | null;
+      allowed_merchant_categories: string[] | null;
+      blocked_merchant_categories: string[] | null;
+      allowed_jurisdictions: string[] | null;
+      allowed_merchants: string[] | null;
+      may_delegate: boolean;
+      max_delegation_depth: number | null;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * query of GET /v1/graph/paths: The paths from a principal to an agent (preview)
+ */
+export interface GetAuthorityPathsQuery {
+  /**
+   * the principal’s entity id
+   */
+  from?: string;
+  /**
+   * the actor’s entity id
+   */
+  to?: string;
+  /**
+   * levels followed, 1-16 (default 8)
+   */
+  max_depth?: string;
+  /**
+   * grants per page, 1-1000 (default 100)
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * response (200) of GET /v1/graph/paths: The paths from a principal to an agent (preview)
+ */
+export interface GetAuthorityPathsResponse {
+  from: string;
+  to: string;
+  as_of: string;
+  day: string;
+  max_depth: number;
+  complete: boolean;
+  items: {
+    principal_entity_id: string;
+    actor_entity_id: string;
+    actor_kind: 'agent' | 'intermediary';
+    card_token_id: string;
+    leaf_grant_id: string;
+    capability_id: string;
+    /**
+     * root first
+     */
+    links: {
+      grant_id: string;
+      depth: number;
+      actor_entity_id: string;
+      state: 'active' | 'revoked' | 'suspended';
+      mandate_id: string | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      spent_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+    }[];
+    /**
+     * what the path conveys now: its chain’s effective scope and today’s remaining amount
+     */
+    effective: {
+      usable: boolean;
+      blocked_by:
+        | 'principal_inactive'
+        | 'actor_inactive'
+        | 'instrument_inactive'
+        | 'instrument_not_bound'
+        | 'authority_revoked'
+        | 'mandate_revoked'
+        | 'authority_expired'
+        | 'mandate_expired'
+        | 'allowance_used'
+        | 'delegation_invalid'
+        | null;
+      actions: (
+        'search' | 'compare' | 'prepare' | 'request_approval' | 'execute' | 'refund_request' | 'dispute_prepare'
+      )[];
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_amount_per_purchase: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_daily_amount: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      remaining_today: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      max_purchase_now: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      /**
+       * money in integer minor units (decide’s form)
+       */
+      requires_approval_above: {
+        /**
+         * integer minor units
+         */
+        minor: number;
+        /**
+         * ISO 4217 alpha-3
+         */
+        currency: string;
+      } | null;
+      budget: {
+        minor: number;
+        currency: string;
+        period: 'day' | 'week' | 'month' | 'year' | 'total';
+      } | null;
+      valid_until: string | null;
+      allowed_merchant_categories: string[] | null;
+      blocked_merchant_categories: string[] | null;
+      allowed_jurisdictions: string[] | null;
+      allowed_merchants: string[] | null;
+      may_delegate: boolean;
+      max_delegation_depth: number | null;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * query of GET /v1/graph/grants/{id}/blast-radius: What revoking a grant would cut, without revoking it (preview)
+ */
+export interface GetGrantBlastRadiusQuery {
+  /**
+   * levels followed, 1-16 (default 8)
+   */
+  max_depth?: string;
+  /**
+   * grants per page, 1-1000 (default 100)
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * path parameters of GET /v1/graph/grants/{id}/blast-radius: What revoking a grant would cut, without revoking it (preview)
+ */
+export interface GetGrantBlastRadiusParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/graph/grants/{id}/blast-radius: What revoking a grant would cut, without revoking it (preview)
+ */
+export interface GetGrantBlastRadiusResponse {
+  grant_id: string;
+  principal_entity_id: string;
+  already_revoked: boolean;
+  as_of: string;
+  max_depth: number;
+  complete: boolean;
+  counts: {
+    grants: number;
+    agents: number;
+    card_tokens: number;
+    mandates: number;
+  };
+  agents: {
+    entity_id: string;
+    kind: 'agent' | 'intermediary';
+    grants_cut: number;
+  }[];
+  card_tokens: {
+    card_token_id: string;
+    grants_cut: number;
+  }[];
+  mandates: {
+    mandate_id: string;
+    grant_id: string;
+  }[];
+  items: {
+    grant_id: string;
+    parent_grant_id: string | null;
+    depth: number;
+    actor_entity_id: string;
+    card_token_id: string;
+    mandate_id: string | null;
+    usable: boolean;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * query of GET /v1/payload-artefacts: The payload artefacts presented against one decision
+ */
+export interface ListPayloadArtefactsQuery {
+  policy_decision_id: string;
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * response (200) of GET /v1/payload-artefacts: The payload artefacts presented against one decision
+ */
+export interface ListPayloadArtefactsResponse {
+  /**
+   * Items: ns.payload_artefact.v1 (schemas/ns.payload_artefact.v1.schema.json)
+   */
+  items: {
+    schema_version: 'ns.payload_artefact.v1';
+    /**
+     * `ns:payload_artefact:<uuid>`
+     */
+    payload_artefact_id: string;
+    issuer: string;
+    /**
+     * what the payload is
+     */
+    kind: 'checkout' | 'basket' | 'payment_instruction';
+    digest: string;
+    agent_signature: {
+      algorithm: 'ed25519';
+      key_id: string;
+      /**
+       * base64url Ed25519 signature (64 bytes)
+       */
+      signature: string;
+    } | null;
+    agent_key_thumbprint: string | null;
+    policy_decision_id: string;
+    mandate_id: string | null;
+    actor_entity_id: string | null;
+    principal_entity_id: string | null;
+    basket_hash: string | null;
+    amount: {
+      /**
+       * major units, e.g. 30.00; no more decimals than the currency has
+       */
+      amount: number;
+      /**
+       * ISO 4217 alpha-3
+       */
+      currency: string;
+    } | null;
+    state: 'verified' | 'rejected' | 'executed';
+    reason: string | null;
+    outcome: ('executed' | 'failed') | null;
+    received_at: string;
+    decided_at: string;
+    executed_at: string | null;
+    transitions: {
+      state: 'received' | 'verified' | 'rejected' | 'executed';
+      at: string;
+      event_id: string;
+      audit_ref: string;
+    }[];
+    signature: {
+      algorithm: 'ed25519';
+      key_id: string;
+      signature: string;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * request body of POST /v1/payload-artefacts: Present a payload the agent is about to execute: verified against its decision, or rejected
+ */
+export interface CreatePayloadArtefactBody {
+  /**
+   * what the payload is
+   */
+  kind: 'checkout' | 'basket' | 'payment_instruction';
+  /**
+   * base64url (unpadded) SHA-256 of the payload bytes
+   */
+  digest: string;
+  /**
+   * the agent’s signature (CONTRACT section 4 form, `key_id` its entity id) over `{ schema_version: "ns.payload_artefact_statement.v1", kind, digest, policy_decision_id }`; required when the agent has a registered key
+   */
+  signature?: {
+    algorithm: 'ed25519';
+    key_id: string;
+    /**
+     * base64url Ed25519 signature (64 bytes)
+     */
+    signature: string;
+  };
+  /**
+   * the allowed `execute` decision it carries out
+   */
+  policy_decision_id: string;
+  /**
+   * the mandate or allowance the decision was made under
+   */
+  mandate_id?: string;
+}
+
+/**
+ * ns.payload_artefact.v1 (schemas/ns.payload_artefact.v1.schema.json)
+ */
+export interface CreatePayloadArtefactResponse {
+  schema_version: 'ns.payload_artefact.v1';
+  /**
+   * `ns:payload_artefact:<uuid>`
+   */
+  payload_artefact_id: string;
+  issuer: string;
+  /**
+   * what the payload is
+   */
+  kind: 'checkout' | 'basket' | 'payment_instruction';
+  digest: string;
+  agent_signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    /**
+     * base64url Ed25519 signature (64 bytes)
+     */
+    signature: string;
+  } | null;
+  agent_key_thumbprint: string | null;
+  policy_decision_id: string;
+  mandate_id: string | null;
+  actor_entity_id: string | null;
+  principal_entity_id: string | null;
+  basket_hash: string | null;
+  amount: {
+    /**
+     * major units, e.g. 30.00; no more decimals than the currency has
+     */
+    amount: number;
+    /**
+     * ISO 4217 alpha-3
+     */
+    currency: string;
+  } | null;
+  state: 'verified' | 'rejected' | 'executed';
+  reason: string | null;
+  outcome: ('executed' | 'failed') | null;
+  received_at: string;
+  decided_at: string;
+  executed_at: string | null;
+  transitions: {
+    state: 'received' | 'verified' | 'rejected' | 'executed';
+    at: string;
+    event_id: string;
+    audit_ref: string;
+  }[];
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * request body of POST /v1/payload-artefacts/{id}/execute: Execute a verified payload artefact: record the outcome and settle its decision’s reservation
+ */
+export interface ExecutePayloadArtefactBody {
+  /**
+   * `executed` settles the decision’s reservation, `failed` releases it
+   */
+  outcome: 'executed' | 'failed';
+}
+
+/**
+ * path parameters of POST /v1/payload-artefacts/{id}/execute: Execute a verified payload artefact: record the outcome and settle its decision’s reservation
+ */
+export interface ExecutePayloadArtefactParams {
+  id: string;
+}
+
+/**
+ * ns.payload_artefact.v1 (schemas/ns.payload_artefact.v1.schema.json)
+ */
+export interface ExecutePayloadArtefactResponse {
+  schema_version: 'ns.payload_artefact.v1';
+  /**
+   * `ns:payload_artefact:<uuid>`
+   */
+  payload_artefact_id: string;
+  issuer: string;
+  /**
+   * what the payload is
+   */
+  kind: 'checkout' | 'basket' | 'payment_instruction';
+  digest: string;
+  agent_signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    /**
+     * base64url Ed25519 signature (64 bytes)
+     */
+    signature: string;
+  } | null;
+  agent_key_thumbprint: string | null;
+  policy_decision_id: string;
+  mandate_id: string | null;
+  actor_entity_id: string | null;
+  principal_entity_id: string | null;
+  basket_hash: string | null;
+  amount: {
+    /**
+     * major units, e.g. 30.00; no more decimals than the currency has
+     */
+    amount: number;
+    /**
+     * ISO 4217 alpha-3
+     */
+    currency: string;
+  } | null;
+  state: 'verified' | 'rejected' | 'executed';
+  reason: string | null;
+  outcome: ('executed' | 'failed') | null;
+  received_at: string;
+  decided_at: string;
+  executed_at: string | null;
+  transitions: {
+    state: 'received' | 'verified' | 'rejected' | 'executed';
+    at: string;
+    event_id: string;
+    audit_ref: string;
+  }[];
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * path parameters of GET /v1/payload-artefacts/{id}: A payload artefact as it stands (signed)
+ */
+export interface GetPayloadArtefactParams {
+  id: string;
+}
+
+/**
+ * ns.payload_artefact.v1 (schemas/ns.payload_artefact.v1.schema.json)
+ */
+export interface GetPayloadArtefactResponse {
+  schema_version: 'ns.payload_artefact.v1';
+  /**
+   * `ns:payload_artefact:<uuid>`
+   */
+  payload_artefact_id: string;
+  issuer: string;
+  /**
+   * what the payload is
+   */
+  kind: 'checkout' | 'basket' | 'payment_instruction';
+  digest: string;
+  agent_signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    /**
+     * base64url Ed25519 signature (64 bytes)
+     */
+    signature: string;
+  } | null;
+  agent_key_thumbprint: string | null;
+  policy_decision_id: string;
+  mandate_id: string | null;
+  actor_entity_id: string | null;
+  principal_entity_id: string | null;
+  basket_hash: string | null;
+  amount: {
+    /**
+     * major units, e.g. 30.00; no more decimals than the currency has
+     */
+    amount: number;
+    /**
+     * ISO 4217 alpha-3
+     */
+    currency: string;
+  } | null;
+  state: 'verified' | 'rejected' | 'executed';
+  reason: string | null;
+  outcome: ('executed' | 'failed') | null;
+  received_at: string;
+  decided_at: string;
+  executed_at: string | null;
+  transitions: {
+    state: 'received' | 'verified' | 'rejected' | 'executed';
+    at: string;
+    event_id: string;
+    audit_ref: string;
+  }[];
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * query of GET /v1/memory/records: List memory records (preview)
+ */
+export interface ListMemoryRecordsQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  principal_entity_id?: string;
+  agent_entity_id?: string;
+  /**
+   * fixes the retention: public 730 days, internal 365 days, confidential 90 days, restricted 30 days
+   */
+  classification?: 'public' | 'internal' | 'confidential' | 'restricted';
+  state?: 'active' | 'erased' | 'purged';
+}
+
+/**
+ * response (200) of GET /v1/memory/records: List memory records (preview)
+ */
+export interface ListMemoryRecordsResponse {
+  items: {
+    /**
+     * `ns:memory_record:<uuid>`
+     */
+    memory_record_id: string;
+    state: 'active' | 'erased' | 'purged';
+    /**
+     * the signed `ns.memory_record.v1` record form (no content; `content_digest` binds it)
+     */
+    record: {
+      [k: string]: unknown;
+    };
+    /**
+     * the content as written, while kept; null once erased or purged
+     */
+    content: {
+      [k: string]: unknown;
+    };
+    /**
+     * base64url salt: `content_digest` = SHA-256 of RFC 8785 `{ content, salt }`, base64url
+     */
+    content_salt: string | null;
+    /**
+     * the signed `ns.memory_record.v1` tombstone form, or null
+     */
+    tombstone: {
+      [k: string]: unknown;
+    };
+    verification?: {
+      /**
+       * every check below passed
+       */
+      valid: boolean;
+      record_signature: 'valid' | 'invalid';
+      record_matches_row: boolean;
+      /**
+       * `tampered`: the stored content does not hash to `content_digest` (it is withheld)
+       */
+      content: 'intact' | 'tampered' | 'purged';
+      tombstone_signature: ('valid' | 'invalid') | null;
+      key_id: string | null;
+    };
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * request body of POST /v1/memory/records: Write a signed memory record under a grant (preview)
+ */
+export interface WriteMemoryRecordBody {
+  /**
+   * the writing agent, `ns:entity:agent:<id>`
+   */
+  agent_entity_id: string;
+  /**
+   * an active grant the agent holds; its principal owns the record
+   */
+  grant_id: string;
+  /**
+   * fixes the retention: public 730 days, internal 365 days, confidential 90 days, restricted 30 days
+   */
+  classification: 'public' | 'internal' | 'confidential' | 'restricted';
+  /**
+   * any JSON value but null, at most 16384 bytes as RFC 8785 JSON; no card number
+   */
+  content: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * response (201) of POST /v1/memory/records: Write a signed memory record under a grant (preview)
+ */
+export interface WriteMemoryRecordResponse {
+  /**
+   * `ns:memory_record:<uuid>`
+   */
+  memory_record_id: string;
+  state: 'active' | 'erased' | 'purged';
+  /**
+   * the signed `ns.memory_record.v1` record form (no content; `content_digest` binds it)
+   */
+  record: {
+    [k: string]: unknown;
+  };
+  /**
+   * the content as written, while kept; null once erased or purged
+   */
+  content?: {
+    [k: string]: unknown;
+  };
+  /**
+   * base64url salt: `content_digest` = SHA-256 of RFC 8785 `{ content, salt }`, base64url
+   */
+  content_salt?: string | null;
+  /**
+   * the signed `ns.memory_record.v1` tombstone form, or null
+   */
+  tombstone: {
+    [k: string]: unknown;
+  };
+  verification?: {
+    /**
+     * every check below passed
+     */
+    valid: boolean;
+    record_signature: 'valid' | 'invalid';
+    record_matches_row: boolean;
+    /**
+     * `tampered`: the stored content does not hash to `content_digest` (it is withheld)
+     */
+    content: 'intact' | 'tampered' | 'purged';
+    tombstone_signature: ('valid' | 'invalid') | null;
+    key_id: string | null;
+  };
+  /**
+   * present only on an idempotent replay: the content is in the first answer only (GET the record)
+   */
+  secret_omitted?: true;
+}
+
+/**
+ * path parameters of GET /v1/memory/records/{id}: Read one memory record, verified (preview)
+ */
+export interface GetMemoryRecordParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/memory/records/{id}: Read one memory record, verified (preview)
+ */
+export interface GetMemoryRecordResponse {
+  /**
+   * `ns:memory_record:<uuid>`
+   */
+  memory_record_id: string;
+  state: 'active' | 'erased' | 'purged';
+  /**
+   * the signed `ns.memory_record.v1` record form (no content; `content_digest` binds it)
+   */
+  record: {
+    [k: string]: unknown;
+  };
+  /**
+   * the content as written, while kept; null once erased or purged
+   */
+  content: {
+    [k: string]: unknown;
+  };
+  /**
+   * base64url salt: `content_digest` = SHA-256 of RFC 8785 `{ content, salt }`, base64url
+   */
+  content_salt: string | null;
+  /**
+   * the signed `ns.memory_record.v1` tombstone form, or null
+   */
+  tombstone: {
+    [k: string]: unknown;
+  };
+  verification?: {
+    /**
+     * every check below passed
+     */
+    valid: boolean;
+    record_signature: 'valid' | 'invalid';
+    record_matches_row: boolean;
+    /**
+     * `tampered`: the stored content does not hash to `content_digest` (it is withheld)
+     */
+    content: 'intact' | 'tampered' | 'purged';
+    tombstone_signature: ('valid' | 'invalid') | null;
+    key_id: string | null;
+  };
+}
+
+/**
+ * path parameters of DELETE /v1/memory/records/{id}: Erase a memory record: content purged, a chained tombstone stays (preview)
+ */
+export interface EraseMemoryRecordParams {
+  id: string;
+}
+
+/**
+ * response (200) of DELETE /v1/memory/records/{id}: Erase a memory record: content purged, a chained tombstone stays (preview)
+ */
+export interface EraseMemoryRecordResponse {
+  /**
+   * `ns:memory_record:<uuid>`
+   */
+  memory_record_id: string;
+  state: 'active' | 'erased' | 'purged';
+  /**
+   * the signed `ns.memory_record.v1` record form (no content; `content_digest` binds it)
+   */
+  record: {
+    [k: string]: unknown;
+  };
+  /**
+   * the content as written, while kept; null once erased or purged
+   */
+  content: {
+    [k: string]: unknown;
+  };
+  /**
+   * base64url salt: `content_digest` = SHA-256 of RFC 8785 `{ content, salt }`, base64url
+   */
+  content_salt: string | null;
+  /**
+   * the signed `ns.memory_record.v1` tombstone form, or null
+   */
+  tombstone: {
+    [k: string]: unknown;
+  };
+  verification?: {
+    /**
+     * every check below passed
+     */
+    valid: boolean;
+    record_signature: 'valid' | 'invalid';
+    record_matches_row: boolean;
+    /**
+     * `tampered`: the stored content does not hash to `content_digest` (it is withheld)
+     */
+    content: 'intact' | 'tampered' | 'purged';
+    tombstone_signature: ('valid' | 'invalid') | null;
+    key_id: string | null;
+  };
+}
+
+/**
+ * query of GET /v1/memory/tombstones: A principal’s tombstone chain (preview)
+ */
+export interface ListMemoryTombstonesQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  principal_entity_id?: string;
+}
+
+/**
+ * response (200) of GET /v1/memory/tombstones: A principal’s tombstone chain (preview)
+ */
+export interface ListMemoryTombstonesResponse {
+  principal_entity_id: string;
+  /**
+   * Items: the signed `ns.memory_record.v1` tombstone form, or null
+   */
+  items: {
+    [k: string]: unknown;
+  }[];
+  next_cursor: string | null;
+  verification?: {
+    valid: boolean;
+    length: number;
+    tip_digest: string | null;
+    findings: {
+      sequence: number;
+      tombstone_id?: string;
+      problem: string;
+    }[];
+  };
+}
+
+/**
+ * request body of POST /v1/search: Search decisions, evidence packs, memory records and listings, and sign what came back (preview)
+ */
+export interface CreateSearchBody {
+  /**
+   * text matched case-insensitively as a substring (docs/search.md says of what, per kind)
+   */
+  query?: string;
+  /**
+   * @minItems 1
+   * @maxItems 4
+   */
+  kinds: [
+    'decisions' | 'evidence_packs' | 'memory_records' | 'listings',
+    ...('decisions' | 'evidence_packs' | 'memory_records' | 'listings')[],
+  ];
+  filters?: {
+    principal_entity_id?: string;
+    /**
+     * the agent
+     */
+    actor_entity_id?: string;
+    decision?: string;
+    reason?: string;
+    /**
+     * ISO 8601 instant, inclusive
+     */
+    since?: string;
+    /**
+     * ISO 8601 instant, exclusive
+     */
+    until?: string;
+    /**
+     * memory records: public, internal, confidential, restricted
+     */
+    classification?: string;
+  };
+  /**
+   * the agent the search is made for: recorded, and confines decisions, evidence and memory to it
+   */
+  agent_entity_id?: string;
+  /**
+   * per kind; default 20
+   */
+  limit?: number;
+}
+
+/**
+ * response (201) of POST /v1/search: Search decisions, evidence packs, memory records and listings, and sign what came back (preview)
+ */
+export interface CreateSearchResponse {
+  /**
+   * `ns.search_result.v1`, signed (CONTRACT section 4)
+   */
+  search_result: {
+    schema_version: 'ns.search_result.v1';
+    preview: true;
+    search_result_id: string;
+    issuer: string;
+    searched_at: string;
+    searched_by: {
+      token_id: string;
+      role: string;
+      principal_entity_id: string | null;
+      agent_entity_id: string | null;
+    };
+    /**
+     * the body exactly as received
+     */
+    request: {
+      [k: string]: unknown;
+    };
+    request_digest: string;
+    visibility: {
+      principal_entity_id: string | null;
+      agent_entity_id: string | null;
+    };
+    counts: {
+      kind: 'decisions' | 'evidence_packs' | 'memory_records' | 'listings';
+      returned: number;
+      more: boolean;
+    }[];
+    results: {
+      kind: 'decisions' | 'evidence_packs' | 'memory_records' | 'listings';
+      id: string;
+      digest: string;
+    }[];
+    results_digest: string;
+    signature: {
+      algorithm: 'ed25519';
+      key_id: string;
+      signature: string;
+    };
+  };
+  items: {
+    kind: 'decisions' | 'evidence_packs' | 'memory_records' | 'listings';
+    id: string;
+    /**
+     * what the kind answers (docs/search.md)
+     */
+    item: {
+      [k: string]: unknown;
+    };
+  }[];
+}
+
+/**
+ * path parameters of GET /v1/search/{id}: A stored signed search result, exactly as it was signed (preview)
+ */
+export interface GetSearchResultParams {
+  id: string;
+}
+
+/**
+ * `ns.search_result.v1`, signed (CONTRACT section 4)
+ */
+export interface GetSearchResultResponse {
+  schema_version: 'ns.search_result.v1';
+  preview: true;
+  search_result_id: string;
+  issuer: string;
+  searched_at: string;
+  searched_by: {
+    token_id: string;
+    role: string;
+    principal_entity_id: string | null;
+    agent_entity_id: string | null;
+  };
+  /**
+   * the body exactly as received
+   */
+  request: {
+    [k: string]: unknown;
+  };
+  request_digest: string;
+  visibility: {
+    principal_entity_id: string | null;
+    agent_entity_id: string | null;
+  };
+  counts: {
+    kind: 'decisions' | 'evidence_packs' | 'memory_records' | 'listings';
+    returned: number;
+    more: boolean;
+  }[];
+  results: {
+    kind: 'decisions' | 'evidence_packs' | 'memory_records' | 'listings';
+    id: string;
+    digest: string;
+  }[];
+  results_digest: string;
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * path parameters of GET /v1/data-flow/{principal_entity_id}: Which agents, connectors and webhook endpoints received which classes of a principal's data (preview)
+ */
+export interface GetDataFlowGraphParams {
+  /**
+   * `ns:entity:person:<id>` or organisation
+   */
+  principal_entity_id: string;
+}
+
+/**
+ * `ns.data_flow_graph.v1`, signed (CONTRACT section 4)
+ */
+export interface GetDataFlowGraphResponse {
+  schema_version: 'ns.data_flow_graph.v1';
+  preview: true;
+  data_flow_graph_id: string;
+  issuer: string;
+  generated_at: string;
+  principal_entity_id: string;
+  recipients: {
+    kind: 'agent' | 'connector' | 'webhook_endpoint';
+    id: string;
+    endpoints?: {
+      endpoint_id: string;
+      url_origin: string;
+    }[];
+  }[];
+  flows: {
+    recipient_kind: 'agent' | 'connector' | 'webhook_endpoint';
+    recipient_id: string;
+    /**
+     * `grants`, `decisions`, `evidence_packs`, `memory_records:<classification>`, `events:<family>`
+     */
+    data_class: string;
+    channel: 'grant' | 'authorize' | 'memory' | 'webhook';
+    count: number;
+    first_at: string;
+    last_at: string;
+  }[];
+  sources: string[];
+  signature: {
+    algorithm: 'ed25519';
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * response (200) of GET /v1/taxonomy: The rule taxonomy as a tree, with how many rules and controls implement each term (preview)
+ */
+export interface GetTaxonomyResponse {
+  /**
+   * the taxonomy read: the latest published shipped `rule_taxonomy`
+   */
+  taxonomy: {
+    /**
+     * `ns:dictionary:rule_taxonomy`
+     */
+    dictionary_id: string;
+    version: string;
+    /**
+     * the published dictionary’s `sha-256:` digest
+     */
+    digest: string;
+  };
+  terms: {
+    code: string;
+    label: string;
+    meaning?: string;
+    /**
+     * the broader term
+     */
+    parent?: string;
+    /**
+     * the direct narrower terms
+     */
+    narrower: string[];
+    /**
+     * rules implementing the term or a narrower one
+     */
+    rules: number;
+    /**
+     * controls implementing the term or a narrower one
+     */
+    controls: number;
+  }[];
+}
+
+/**
+ * query of GET /v1/taxonomy/{term}: The rules and compliance controls that implement one taxonomy term (preview)
+ */
+export interface GetTaxonomyTermQuery {
+  /**
+   * also the rules and controls of narrower terms (`true`, the default)
+   */
+  include_narrower?: 'true' | 'false';
+}
+
+/**
+ * path parameters of GET /v1/taxonomy/{term}: The rules and compliance controls that implement one taxonomy term (preview)
+ */
+export interface GetTaxonomyTermParams {
+  term: string;
+}
+
+/**
+ * response (200) of GET /v1/taxonomy/{term}: The rules and compliance controls that implement one taxonomy term (preview)
+ */
+export interface GetTaxonomyTermResponse {
+  /**
+   * the taxonomy read: the latest published shipped `rule_taxonomy`
+   */
+  taxonomy: {
+    /**
+     * `ns:dictionary:rule_taxonomy`
+     */
+    dictionary_id: string;
+    version: string;
+    /**
+     * the published dictionary’s `sha-256:` digest
+     */
+    digest: string;
+  };
+  term: {
+    code: string;
+    label: string;
+    meaning?: string;
+    /**
+     * the broader term
+     */
+    parent?: string;
+  };
+  /**
+   * the broader terms, nearest first
+   */
+  broader: string[];
+  /**
+   * every narrower term, depth first
+   */
+  narrower: string[];
+  include_narrower: boolean;
+  rules: {
+    pack_id: string;
+    version: string;
+    rule_id: string;
+    title: string;
+    effect: string;
+    reason?: string;
+    taxonomy: string[];
+    /**
+     * the terms of `taxonomy` within the asked term
+     */
+    matched: string[];
+  }[];
+  controls: {
+    framework: string;
+    pack_id: string;
+    version: string;
+    control_id: string;
+    /**
+     * its term in the `compliance_control` dictionary
+     */
+    term_code: string;
+    title: string;
+    assessment: string;
+    taxonomy: string[];
+    matched: string[];
+    implemented_by?: string[];
+  }[];
+}
+
+/**
+ * query of GET /v1/reports/schedules: The report schedules, oldest first (preview)
+ */
+export interface ListReportSchedulesQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+}
+
+/**
+ * response (200) of GET /v1/reports/schedules: The report schedules, oldest first (preview)
+ */
+export interface ListReportSchedulesResponse {
+  items: {
+    /**
+     * `ns:report_schedule:<uuid>`
+     */
+    schedule_id: string;
+    every: string;
+    frameworks: string[];
+    description: string | null;
+    anchor: string | null;
+    next_period: {
+      start: string;
+      end: string;
+    };
+    created_at: string;
+    deleted_at: string | null;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * request body of POST /v1/reports/schedules: Schedule compliance reports for this deployment (preview)
+ */
+export interface CreateReportScheduleBody {
+  /**
+   * `hour`, `day`, `week`, `month`, or an ISO 8601 duration (`PT6H`, `P2D`, `P1W`) of at least one hour: anything more often than hourly is 400 naming `/every`
+   */
+  every: string;
+  /**
+   * frameworks whose control coverage the report carries (GET /v1/compliance/frameworks), each once
+   *
+   * @maxItems 16
+   *
+   * Items: `soc2`, `iso27001`, `eu_ai_act`, …
+   */
+  frameworks?: string[];
+  description?: string;
+  /**
+   * where reporting starts (default now): at most 31 days back (past periods are generated at once)
+   */
+  starts_at?: string;
+}
+
+/**
+ * response (201) of POST /v1/reports/schedules: Schedule compliance reports for this deployment (preview)
+ */
+export interface CreateReportScheduleResponse {
+  /**
+   * `ns:report_schedule:<uuid>`
+   */
+  schedule_id: string;
+  every: string;
+  frameworks: string[];
+  description: string | null;
+  anchor: string | null;
+  next_period: {
+    start: string;
+    end: string;
+  };
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/**
+ * path parameters of GET /v1/reports/schedules/{id}: One report schedule (preview)
+ */
+export interface GetReportScheduleParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/reports/schedules/{id}: One report schedule (preview)
+ */
+export interface GetReportScheduleResponse {
+  /**
+   * `ns:report_schedule:<uuid>`
+   */
+  schedule_id: string;
+  every: string;
+  frameworks: string[];
+  description: string | null;
+  anchor: string | null;
+  next_period: {
+    start: string;
+    end: string;
+  };
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/**
+ * path parameters of DELETE /v1/reports/schedules/{id}: Stop a report schedule (preview)
+ */
+export interface DeleteReportScheduleParams {
+  id: string;
+}
+
+/**
+ * response (200) of DELETE /v1/reports/schedules/{id}: Stop a report schedule (preview)
+ */
+export interface DeleteReportScheduleResponse {
+  /**
+   * `ns:report_schedule:<uuid>`
+   */
+  schedule_id: string;
+  every: string;
+  frameworks: string[];
+  description: string | null;
+  anchor: string | null;
+  next_period: {
+    start: string;
+    end: string;
+  };
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/**
+ * query of GET /v1/reports: The stored compliance reports, newest first (preview)
+ */
+export interface ListReportsQuery {
+  /**
+   * page size, 1-500
+   */
+  limit?: string;
+  /**
+   * next_cursor of the previous page
+   */
+  cursor?: string;
+  schedule_id?: string;
+}
+
+/**
+ * response (200) of GET /v1/reports: The stored compliance reports, newest first (preview)
+ */
+export interface ListReportsResponse {
+  items: {
+    report_id: string;
+    schedule_id: string | null;
+    period: {
+      start: string;
+      end: string;
+    };
+    generated_at: string;
+    /**
+     * `sha-256:` + base64url SHA-256 of the stored bytes
+     */
+    digest: string;
+    download_path: string;
+  }[];
+  next_cursor: string | null;
+}
+
+/**
+ * request body of POST /v1/reports: Generate a compliance report for a past period now (preview)
+ */
+export interface CreateReportBody {
+  from: string;
+  to: string;
+  /**
+   * frameworks whose control coverage the report carries (GET /v1/compliance/frameworks), each once
+   *
+   * @maxItems 16
+   *
+   * Items: `soc2`, `iso27001`, `eu_ai_act`, …
+   */
+  frameworks?: string[];
+}
+
+/**
+ * `ns.compliance_report.v1`, signed
+ */
+export interface CreateReportResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * query of GET /v1/reports/{id}: A compliance report: the signed document, or OSCAL (preview)
+ */
+export interface GetReportQuery {
+  /**
+   * `json` (default): the signed report; `oscal`: one framework as OSCAL 1.1.2 assessment-results
+   */
+  format?: 'json' | 'oscal';
+  /**
+   * `soc2`, `iso27001`, `eu_ai_act`, …
+   */
+  framework?: string;
+}
+
+/**
+ * path parameters of GET /v1/reports/{id}: A compliance report: the signed document, or OSCAL (preview)
+ */
+export interface GetReportParams {
+  id: string;
+}
+
+/**
+ * `ns.compliance_report.v1` (signed), or an OSCAL `assessment-results` document
+ */
+export interface GetReportResponse {
+  [k: string]: unknown;
+}
+
+/**
+ * `ns.agent_metadata_attestation.v1`: signed per CONTRACT section 4 with the agent’s own Ed25519 key
+ */
+export interface AttestAgentMetadataBody {
+  schema_version: 'ns.agent_metadata_attestation.v1';
+  /**
+   * the agent of the path, `ns:entity:agent:<id>`
+   */
+  agent_entity_id: string;
+  model: string;
+  software_version: string;
+  operator: string;
+  /**
+   * ISO 8601 UTC; within the signature window of now
+   */
+  issued_at: string;
+  signature: {
+    algorithm: 'ed25519';
+    /**
+     * informative only: the agent key registered is used
+     */
+    key_id: string;
+    signature: string;
+  };
+}
+
+/**
+ * path parameters of POST /v1/entities/{id}/metadata-attestations: Accept an agent's signed metadata attestation (preview)
+ */
+export interface AttestAgentMetadataParams {
+  id: string;
+}
+
+/**
+ * response (201) of POST /v1/entities/{id}/metadata-attestations: Accept an agent's signed metadata attestation (preview)
+ */
+export interface AttestAgentMetadataResponse {
+  /**
+   * `ns:agent_metadata:<uuid>`
+   */
+  attestation_id: string;
+  agent_entity_id: string;
+  model: string;
+  software_version: string;
+  operator: string;
+  issued_at: string;
+  /**
+   * `sha-256:` + base64url of the RFC 8785 bytes of the signed document
+   */
+  digest: string;
+  /**
+   * `ns.agent_metadata_attestation.v1`: signed per CONTRACT section 4 with the agent’s own Ed25519 key
+   */
+  document: {
+    schema_version: 'ns.agent_metadata_attestation.v1';
+    /**
+     * the agent of the path, `ns:entity:agent:<id>`
+     */
+    agent_entity_id: string;
+    model: string;
+    software_version: string;
+    operator: string;
+    /**
+     * ISO 8601 UTC; within the signature window of now
+     */
+    issued_at: string;
+    signature: {
+      algorithm: 'ed25519';
+      /**
+       * informative only: the agent key registered is used
+       */
+      key_id: string;
+      signature: string;
+    };
+  };
+  audit_ref: string;
+  created_at: string;
+}
+
+/**
+ * path parameters of GET /v1/entities/{id}/metadata-attestations/current: An agent's current metadata attestation (preview)
+ */
+export interface GetAgentMetadataAttestationParams {
+  id: string;
+}
+
+/**
+ * response (200) of GET /v1/entities/{id}/metadata-attestations/current: An agent's current metadata attestation (preview)
+ */
+export interface GetAgentMetadataAttestationResponse {
+  /**
+   * `ns:agent_metadata:<uuid>`
+   */
+  attestation_id: string;
+  agent_entity_id: string;
+  model: string;
+  software_version: string;
+  operator: string;
+  issued_at: string;
+  /**
+   * `sha-256:` + base64url of the RFC 8785 bytes of the signed document
+   */
+  digest: string;
+  /**
+   * `ns.agent_metadata_attestation.v1`: signed per CONTRACT section 4 with the agent’s own Ed25519 key
+   */
+  document: {
+    schema_version: 'ns.agent_metadata_attestation.v1';
+    /**
+     * the agent of the path, `ns:entity:agent:<id>`
+     */
+    agent_entity_id: string;
+    model: string;
+    software_version: string;
+    operator: string;
+    /**
+     * ISO 8601 UTC; within the signature window of now
+     */
+    issued_at: string;
+    signature: {
+      algorithm: 'ed25519';
+      /**
+       * informative only: the agent key registered is used
+       */
+      key_id: string;
+      signature: string;
+    };
+  };
+  audit_ref: string;
+  created_at: string;
 }
 
 /** Every operation of the service, by the SDK method that calls it. */
@@ -7796,6 +9954,258 @@ export interface Operations {
     query: never;
     body: never;
     response: RevokeAllowanceResponse;
+  };
+  /** GET /v1/graph/principals/{id}: A principal’s authority graph, signed at an audit checkpoint (preview) */
+  getPrincipalAuthorityGraph: {
+    method: 'GET';
+    path: '/v1/graph/principals/{id}';
+    params: GetPrincipalAuthorityGraphParams;
+    query: GetPrincipalAuthorityGraphQuery;
+    body: never;
+    response: GetPrincipalAuthorityGraphResponse;
+  };
+  /** GET /v1/graph/card-tokens/{id}/spenders: Who can spend on a card token, and how much today (preview) */
+  getCardTokenSpenders: {
+    method: 'GET';
+    path: '/v1/graph/card-tokens/{id}/spenders';
+    params: GetCardTokenSpendersParams;
+    query: GetCardTokenSpendersQuery;
+    body: never;
+    response: GetCardTokenSpendersResponse;
+  };
+  /** GET /v1/graph/agents/{id}/capabilities: What an agent may do, through every path (preview) */
+  getAgentCapabilities: {
+    method: 'GET';
+    path: '/v1/graph/agents/{id}/capabilities';
+    params: GetAgentCapabilitiesParams;
+    query: GetAgentCapabilitiesQuery;
+    body: never;
+    response: GetAgentCapabilitiesResponse;
+  };
+  /** GET /v1/graph/paths: The paths from a principal to an agent (preview) */
+  getAuthorityPaths: {
+    method: 'GET';
+    path: '/v1/graph/paths';
+    params: never;
+    query: GetAuthorityPathsQuery;
+    body: never;
+    response: GetAuthorityPathsResponse;
+  };
+  /** GET /v1/graph/grants/{id}/blast-radius: What revoking a grant would cut, without revoking it (preview) */
+  getGrantBlastRadius: {
+    method: 'GET';
+    path: '/v1/graph/grants/{id}/blast-radius';
+    params: GetGrantBlastRadiusParams;
+    query: GetGrantBlastRadiusQuery;
+    body: never;
+    response: GetGrantBlastRadiusResponse;
+  };
+  /** GET /v1/payload-artefacts: The payload artefacts presented against one decision */
+  listPayloadArtefacts: {
+    method: 'GET';
+    path: '/v1/payload-artefacts';
+    params: never;
+    query: ListPayloadArtefactsQuery;
+    body: never;
+    response: ListPayloadArtefactsResponse;
+  };
+  /** POST /v1/payload-artefacts: Present a payload the agent is about to execute: verified against its decision, or rejected */
+  createPayloadArtefact: {
+    method: 'POST';
+    path: '/v1/payload-artefacts';
+    params: never;
+    query: never;
+    body: CreatePayloadArtefactBody;
+    response: CreatePayloadArtefactResponse;
+  };
+  /** POST /v1/payload-artefacts/{id}/execute: Execute a verified payload artefact: record the outcome and settle its decision’s reservation */
+  executePayloadArtefact: {
+    method: 'POST';
+    path: '/v1/payload-artefacts/{id}/execute';
+    params: ExecutePayloadArtefactParams;
+    query: never;
+    body: ExecutePayloadArtefactBody;
+    response: ExecutePayloadArtefactResponse;
+  };
+  /** GET /v1/payload-artefacts/{id}: A payload artefact as it stands (signed) */
+  getPayloadArtefact: {
+    method: 'GET';
+    path: '/v1/payload-artefacts/{id}';
+    params: GetPayloadArtefactParams;
+    query: never;
+    body: never;
+    response: GetPayloadArtefactResponse;
+  };
+  /** GET /v1/memory/records: List memory records (preview) */
+  listMemoryRecords: {
+    method: 'GET';
+    path: '/v1/memory/records';
+    params: never;
+    query: ListMemoryRecordsQuery;
+    body: never;
+    response: ListMemoryRecordsResponse;
+  };
+  /** POST /v1/memory/records: Write a signed memory record under a grant (preview) */
+  writeMemoryRecord: {
+    method: 'POST';
+    path: '/v1/memory/records';
+    params: never;
+    query: never;
+    body: WriteMemoryRecordBody;
+    response: WriteMemoryRecordResponse;
+  };
+  /** GET /v1/memory/records/{id}: Read one memory record, verified (preview) */
+  getMemoryRecord: {
+    method: 'GET';
+    path: '/v1/memory/records/{id}';
+    params: GetMemoryRecordParams;
+    query: never;
+    body: never;
+    response: GetMemoryRecordResponse;
+  };
+  /** DELETE /v1/memory/records/{id}: Erase a memory record: content purged, a chained tombstone stays (preview) */
+  eraseMemoryRecord: {
+    method: 'DELETE';
+    path: '/v1/memory/records/{id}';
+    params: EraseMemoryRecordParams;
+    query: never;
+    body: never;
+    response: EraseMemoryRecordResponse;
+  };
+  /** GET /v1/memory/tombstones: A principal’s tombstone chain (preview) */
+  listMemoryTombstones: {
+    method: 'GET';
+    path: '/v1/memory/tombstones';
+    params: never;
+    query: ListMemoryTombstonesQuery;
+    body: never;
+    response: ListMemoryTombstonesResponse;
+  };
+  /** POST /v1/search: Search decisions, evidence packs, memory records and listings, and sign what came back (preview) */
+  createSearch: {
+    method: 'POST';
+    path: '/v1/search';
+    params: never;
+    query: never;
+    body: CreateSearchBody;
+    response: CreateSearchResponse;
+  };
+  /** GET /v1/search/{id}: A stored signed search result, exactly as it was signed (preview) */
+  getSearchResult: {
+    method: 'GET';
+    path: '/v1/search/{id}';
+    params: GetSearchResultParams;
+    query: never;
+    body: never;
+    response: GetSearchResultResponse;
+  };
+  /** GET /v1/data-flow/{principal_entity_id}: Which agents, connectors and webhook endpoints received which classes of a principal's data (preview) */
+  getDataFlowGraph: {
+    method: 'GET';
+    path: '/v1/data-flow/{principal_entity_id}';
+    params: GetDataFlowGraphParams;
+    query: never;
+    body: never;
+    response: GetDataFlowGraphResponse;
+  };
+  /** GET /v1/taxonomy: The rule taxonomy as a tree, with how many rules and controls implement each term (preview) */
+  getTaxonomy: {
+    method: 'GET';
+    path: '/v1/taxonomy';
+    params: never;
+    query: never;
+    body: never;
+    response: GetTaxonomyResponse;
+  };
+  /** GET /v1/taxonomy/{term}: The rules and compliance controls that implement one taxonomy term (preview) */
+  getTaxonomyTerm: {
+    method: 'GET';
+    path: '/v1/taxonomy/{term}';
+    params: GetTaxonomyTermParams;
+    query: GetTaxonomyTermQuery;
+    body: never;
+    response: GetTaxonomyTermResponse;
+  };
+  /** GET /v1/reports/schedules: The report schedules, oldest first (preview) */
+  listReportSchedules: {
+    method: 'GET';
+    path: '/v1/reports/schedules';
+    params: never;
+    query: ListReportSchedulesQuery;
+    body: never;
+    response: ListReportSchedulesResponse;
+  };
+  /** POST /v1/reports/schedules: Schedule compliance reports for this deployment (preview) */
+  createReportSchedule: {
+    method: 'POST';
+    path: '/v1/reports/schedules';
+    params: never;
+    query: never;
+    body: CreateReportScheduleBody;
+    response: CreateReportScheduleResponse;
+  };
+  /** GET /v1/reports/schedules/{id}: One report schedule (preview) */
+  getReportSchedule: {
+    method: 'GET';
+    path: '/v1/reports/schedules/{id}';
+    params: GetReportScheduleParams;
+    query: never;
+    body: never;
+    response: GetReportScheduleResponse;
+  };
+  /** DELETE /v1/reports/schedules/{id}: Stop a report schedule (preview) */
+  deleteReportSchedule: {
+    method: 'DELETE';
+    path: '/v1/reports/schedules/{id}';
+    params: DeleteReportScheduleParams;
+    query: never;
+    body: never;
+    response: DeleteReportScheduleResponse;
+  };
+  /** GET /v1/reports: The stored compliance reports, newest first (preview) */
+  listReports: {
+    method: 'GET';
+    path: '/v1/reports';
+    params: never;
+    query: ListReportsQuery;
+    body: never;
+    response: ListReportsResponse;
+  };
+  /** POST /v1/reports: Generate a compliance report for a past period now (preview) */
+  createReport: {
+    method: 'POST';
+    path: '/v1/reports';
+    params: never;
+    query: never;
+    body: CreateReportBody;
+    response: CreateReportResponse;
+  };
+  /** GET /v1/reports/{id}: A compliance report: the signed document, or OSCAL (preview) */
+  getReport: {
+    method: 'GET';
+    path: '/v1/reports/{id}';
+    params: GetReportParams;
+    query: GetReportQuery;
+    body: never;
+    response: GetReportResponse;
+  };
+  /** POST /v1/entities/{id}/metadata-attestations: Accept an agent's signed metadata attestation (preview) */
+  attestAgentMetadata: {
+    method: 'POST';
+    path: '/v1/entities/{id}/metadata-attestations';
+    params: AttestAgentMetadataParams;
+    query: never;
+    body: AttestAgentMetadataBody;
+    response: AttestAgentMetadataResponse;
+  };
+  /** GET /v1/entities/{id}/metadata-attestations/current: An agent's current metadata attestation (preview) */
+  getAgentMetadataAttestation: {
+    method: 'GET';
+    path: '/v1/entities/{id}/metadata-attestations/current';
+    params: GetAgentMetadataAttestationParams;
+    query: never;
+    body: never;
+    response: GetAgentMetadataAttestationResponse;
   };
 }
 
