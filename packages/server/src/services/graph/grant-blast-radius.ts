@@ -37,7 +37,7 @@ export async function grantBlastRadius(
   assertGraphAccess(credential, start!.principal_entity_id);
   const now = ctx.clock.now().toISOString();
   const subtree = await loadSubtree(ctx, start!, bounds.maxDepth + 1);
-  const graph = buildAuthorityGraph(await loadGraphRows(db, subtree, now.slice(0, 10)));
+  const graph = buildAuthorityGraph(await loadGraphRows(db, subtree, now.slice(0, 10), { whole: true }));
   const result = blastRadius(graph, start!.grant_id, now, bounds.maxDepth)!;
   const { grants, ...radius } = result.radius;
   const from = bounds.afterSeq;

@@ -83,7 +83,16 @@ export async function grantsById(db: Db, ids: readonly string[]): Promise<GraphG
  * Everything the graph functions need around `seeds`: their ancestors, entities, card tokens, mandates, merchants
  * and spend counters of `day`.
  */
-export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day: string): Promise<GraphRows> {
+export async function loadGraphRows(
+  db: Db,
+  seeds: readonly GraphGrantRow[],
+  day: string,
+  /**
+   * `whole`: the seeds hold every descendant that matters (a subtree read in full, the blast radius), so neither the
+   * spend counters (no limit is shown) nor the delegated-further probe (children are loaded) is read.
+   */
+  options: { whole?: boolean } = {},
+): Promise<GraphRows> {
   const grants = new Map<string, GraphGrantRow>();
   for (const row of seeds) grants.set(row.grant_id, row);
   for (let level = 0; level < MAX_GRAPH_CHAIN; level++) {
@@ -141,7 +150,7 @@ export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day
           .execute(),
       ),
     () =>
-      inChunks(ids, (part) =>
+      inChunks(options.whole ? [] : ids, (part) =>
         db
           .selectFrom('spend_counters')
           .select(['grant_id', 'currency', 'reserved_minor'])
@@ -150,7 +159,7 @@ export async function loadGraphRows(db: Db, seeds: readonly GraphGrantRow[], day
           .execute(),
       ),
     () =>
-      inChunks(ids, (part) =>
+      inChunks(options.whole ? [] : ids, (part) =>
         // one index probe per grant (grants_parent), never every child of a busy parent
         db
           .selectFrom('grants as g')
