@@ -165,6 +165,8 @@ export const OUTSIDE_THE_CHAIN: readonly OutsideTheChain[] = [
     reason:
       "`vaulted_token_id` is the PSP's vault token reference, like `card_tokens.network_token` kept out of events; it is shown, never decided on (a purchase is decided on the parent grant's card token). `idempotency_key` is the client's `Idempotency-Key`, an operational echo",
   },
+  { table: 'memory_records', columns: ['seq'], reason: SEQ },
+  { table: 'memory_tombstones', columns: ['seq'], reason: SEQ },
   {
     table: 'merchants',
     columns: ['display_name', 'created_at', 'updated_at'],

@@ -29,6 +29,7 @@ import { checkEvidencePacks } from './check-evidence-packs.ts';
 import { checkGrants } from './check-grants.ts';
 import { checkListings } from './check-listings.ts';
 import { checkMandates } from './check-mandates.ts';
+import { checkMemory } from './check-memory.ts';
 import { checkAgentMetadata } from './check-agent-metadata.ts';
 import { checkPayloadArtefacts } from './check-payload-artefacts.ts';
 import { checkMerchants } from './check-merchants.ts';
@@ -87,5 +88,7 @@ export async function verifyRecords(
   await checkPayloadArtefacts(db, findings, pageSize);
   // agent metadata attestations: each row against its event and its own agent signature (every run, all rows)
   await checkAgentMetadata(db, findings, pageSize);
+  // governed memory: records, contents and tombstones against their signatures and chained events (every run, all rows)
+  await checkMemory(db, findings, jwks, pageSize);
   return findings;
 }
