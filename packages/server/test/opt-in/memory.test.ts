@@ -257,6 +257,15 @@ describe.each(dialects)('governed agent memory on %s', (dialect) => {
     expect(read.status).toBe(200);
     expect(read.body.verification).toMatchObject({ valid: false, content: 'tampered', record_signature: 'valid' });
     expect(read.body.content).toBeNull();
+    // audit verify names the edited content row too (check-memory.ts); then the row is put back
+    const audit = (await rt.call('GET', '/v1/audit/verify')).body;
+    expect(audit).toMatchObject({ valid: false, record: { table: 'memory_contents', id } });
+    await rt.ctx.store.db
+      .updateTable('memory_contents')
+      .set({ content: canonicalJson({ budget: 'low' }) })
+      .where('memory_record_id', '=', id)
+      .execute();
+    expect((await rt.call('GET', '/v1/audit/verify')).body.valid).toBe(true);
   });
 
   it('erases by the principal: content gone, a signed tombstone stays, events carry no content', async () => {
