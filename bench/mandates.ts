@@ -112,7 +112,8 @@ async function registerMandate(aar: BenchServer): Promise<RegisteredMandate> {
           ],
           cnf: { jwk: agentKey.publicJwk },
           iat: now - 60,
-          exp: now + 24 * 3600,
+          // an hour inside the world's root grant (valid 24 h from when the world was built): a mandate may not outlive it
+          exp: now + 23 * 3600,
         },
       ],
     },
