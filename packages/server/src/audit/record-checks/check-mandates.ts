@@ -20,6 +20,7 @@ import type { Database, MandatesTable } from '../../store/index.ts';
 import { recordDigest } from '../audit-entry.ts';
 import { issuerRecord, MANDATE_ISSUER_AUDIT_KIND } from '../../services/mandates/register-issuer.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
+import { failMissingRow } from './missing-row.ts';
 import type { RecordFailureReason, RecordFindings } from './record-findings.ts';
 
 type Problem = { reason: RecordFailureReason; detail: string; table?: string; id?: string } | undefined;
@@ -241,20 +242,7 @@ async function checkAcceptedEvents(db: Kysely<Database>, findings: RecordFinding
     );
     for (const event of events) {
       if (present.has(event.subject_ref)) continue;
-      let auditRef = '';
-      try {
-        auditRef = String((JSON.parse(event.envelope) as Envelope).audit_ref ?? '');
-      } catch {
-        // check-events.ts names an unreadable envelope
-      }
-      const entry = (await entriesById(db, [auditRef], findings.size)).get(auditRef);
-      if (!entry) continue; // beyond this run's tip, or not an entry: check-events.ts's finding
-      findings.fail({
-        reason: 'record_missing',
-        index: entry.index,
-        record: { table: 'mandates', id: event.subject_ref },
-        detail: 'mandate_id',
-      });
+      await failMissingRow(db, findings, event.envelope, { table: 'mandates', id: event.subject_ref }, 'mandate_id');
     }
   }
 }

@@ -23,6 +23,7 @@ import type { MemoryRecordsTable, MemoryTombstonesTable } from '../../store/sche
 import { canonicalDocument } from './canonical-document.ts';
 import { contentDigest, textDigest } from '../../services/memory/memory-content.ts';
 import { entriesById, existsBeyond, type AnchorEntry } from './entries-by-id.ts';
+import { failMissingRow } from './missing-row.ts';
 import type { RecordFailureReason, RecordFindings } from './record-findings.ts';
 
 const WRITTEN = 'ns.memory.written';
@@ -363,20 +364,13 @@ async function checkEvents(db: Kysely<Database>, findings: RecordFindings, pageS
     for (const event of events) {
       const written = event.event_type === WRITTEN;
       if ((written ? records : tombstones).has(event.subject_ref)) continue;
-      let auditRef = '';
-      try {
-        auditRef = String((JSON.parse(event.envelope) as Envelope).audit_ref ?? '');
-      } catch {
-        // check-events.ts names an unreadable envelope
-      }
-      const entry = (await entriesById(db, [auditRef], findings.size)).get(auditRef);
-      if (!entry) continue; // beyond this run's tip, or not an entry: check-events.ts's finding
-      findings.fail({
-        reason: 'record_missing',
-        index: entry.index,
-        record: { table: written ? 'memory_records' : 'memory_tombstones', id: event.subject_ref },
-        detail: 'memory_record_id',
-      });
+      await failMissingRow(
+        db,
+        findings,
+        event.envelope,
+        { table: written ? 'memory_records' : 'memory_tombstones', id: event.subject_ref },
+        'memory_record_id',
+      );
     }
   }
 }

@@ -15,6 +15,7 @@ import type { Database } from '../../store/index.ts';
 import { factsDigest } from '../../services/payload-artefacts/artefact-facts.ts';
 import type { ArtefactRow } from '../../services/payload-artefacts/artefact-document.ts';
 import { entriesById, existsBeyond } from './entries-by-id.ts';
+import { failMissingRow } from './missing-row.ts';
 import type { RecordFailureReason, RecordFindings } from './record-findings.ts';
 
 const RECEIVED = 'ns.payload_artefact.received';
@@ -140,20 +141,13 @@ async function checkReceivedEvents(db: Kysely<Database>, findings: RecordFinding
     );
     for (const event of events) {
       if (present.has(event.subject_ref)) continue;
-      let auditRef = '';
-      try {
-        auditRef = String((JSON.parse(event.envelope) as Envelope).audit_ref ?? '');
-      } catch {
-        // check-events.ts names an unreadable envelope
-      }
-      const entry = (await entriesById(db, [auditRef], findings.size)).get(auditRef);
-      if (!entry) continue; // beyond this run's tip, or not an entry: check-events.ts's finding
-      findings.fail({
-        reason: 'record_missing',
-        index: entry.index,
-        record: { table: 'payload_artefacts', id: event.subject_ref },
-        detail: 'payload_artefact_id',
-      });
+      await failMissingRow(
+        db,
+        findings,
+        event.envelope,
+        { table: 'payload_artefacts', id: event.subject_ref },
+        'payload_artefact_id',
+      );
     }
   }
 }
